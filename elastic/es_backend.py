@@ -1,0 +1,274 @@
+"""The Elasticsearch backend: indices, idempotent bulk writes and the executors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import date
+from typing import Any
+
+import numpy as np
+from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
+
+from elastic import executors
+from elastic.backend import BackendUnavailable, EmbeddingMismatch, StatementInfo, WriteCounts
+from elastic.mappings import statements_mapping, transactions_mapping
+from elastic.records import StatementChunk, Transaction
+from elastic.results import (
+    AccountInfo,
+    AggregateResult,
+    ListingResult,
+    StatementHit,
+    TextQAResult,
+    TrendResult,
+    Vocabulary,
+)
+from llm.intent_plan import IntentPlan
+from settings import Settings
+
+BULK_CHUNK = 500
+VOCABULARY_SIZE = 2000
+
+
+def make_client(settings: Settings) -> Elasticsearch:
+    api_key = settings.es_api_key.get_secret_value() if settings.es_api_key else None
+    return Elasticsearch(
+        settings.es_url,
+        api_key=api_key,
+        request_timeout=settings.es_timeout_s,
+        retry_on_timeout=True,
+        max_retries=2,
+    )
+
+
+@contextmanager
+def _reachable(url: str) -> Iterator[None]:
+    """Turn transport failures into one clear error the app can show."""
+    try:
+        yield
+    except TransportError as exc:
+        raise BackendUnavailable(f"Elasticsearch at {url} is unreachable: {exc}") from exc
+    except ApiError as exc:
+        raise BackendUnavailable(
+            f"Elasticsearch at {url} answered {exc.meta.status}: {exc}"
+        ) from exc
+
+
+def _chunk_doc_id(user_id: str, doc_id: str) -> str:
+    return f"{user_id}:{doc_id}"
+
+
+class ElasticsearchBackend:
+    name = "elasticsearch"
+
+    def __init__(self, settings: Settings, client: Elasticsearch | None = None) -> None:
+        self.url = settings.es_url or ""
+        self.es = client or make_client(settings)
+        self.tx_index = settings.transactions_index
+        self.st_index = settings.statements_index
+
+    # -- set-up ---------------------------------------------------------------------------
+    def prepare(self, dims: int, embedding_model: str) -> None:
+        with _reachable(self.url):
+            if not self.es.indices.exists(index=self.tx_index):
+                self.es.indices.create(index=self.tx_index, mappings=transactions_mapping())
+            if not self.es.indices.exists(index=self.st_index):
+                self.es.indices.create(
+                    index=self.st_index, mappings=statements_mapping(dims, embedding_model)
+                )
+                return
+            mapping = self.es.indices.get_mapping(index=self.st_index)[self.st_index]["mappings"]
+        stored = mapping["properties"]["summary_vector"]["dims"]
+        stored_model = mapping.get("_meta", {}).get("embedding_model")
+        if stored != dims:
+            raise EmbeddingMismatch(
+                f"Index {self.st_index} holds {stored}-dimensional vectors "
+                f"({stored_model}), but the embedder {embedding_model} makes {dims}. "
+                "Use another FINSYNC_STATEMENTS_INDEX or delete the index and ingest again."
+            )
+
+    # -- writes ---------------------------------------------------------------------------
+    def _bulk_create(self, actions: list[dict[str, Any]]) -> WriteCounts:
+        indexed = skipped = 0
+        failed: dict[str, str] = {}
+        with _reachable(self.url):
+            for ok, item in helpers.streaming_bulk(
+                self.es,
+                actions,
+                chunk_size=BULK_CHUNK,
+                raise_on_error=False,
+                raise_on_exception=True,
+                max_retries=3,
+            ):
+                result = item["create"]
+                if ok:
+                    indexed += 1
+                elif result.get("status") == 409:
+                    skipped += 1
+                else:
+                    error = result.get("error", {})
+                    failed[result["_id"]] = str(error.get("reason", error))
+            self.es.indices.refresh(index=[self.tx_index, self.st_index])
+        return WriteCounts(indexed, skipped, failed)
+
+    def add_transactions(self, user_id: str, rows: Sequence[Transaction]) -> WriteCounts:
+        actions = [
+            {
+                "_op_type": "create",
+                "_index": self.tx_index,
+                "_id": _chunk_doc_id(user_id, row.transaction_id),
+                "_source": row.as_document(user_id),
+            }
+            for row in rows
+        ]
+        return self._bulk_create(actions)
+
+    def missing_chunks(self, user_id: str, doc_ids: Sequence[str]) -> set[str]:
+        if not doc_ids:
+            return set()
+        with _reachable(self.url):
+            found = self.es.mget(
+                index=self.st_index,
+                ids=[_chunk_doc_id(user_id, d) for d in doc_ids],
+                source=False,
+            )["docs"]
+        return {d for d, doc in zip(doc_ids, found, strict=True) if not doc.get("found")}
+
+    def add_statement_chunks(
+        self,
+        user_id: str,
+        chunks: Sequence[StatementChunk],
+        vectors: np.ndarray,
+        embedding_model: str,
+    ) -> WriteCounts:
+        actions = [
+            {
+                "_op_type": "create",
+                "_index": self.st_index,
+                "_id": _chunk_doc_id(user_id, chunk.doc_id),
+                "_source": chunk.as_document(user_id, [float(x) for x in vector], embedding_model),
+            }
+            for chunk, vector in zip(chunks, vectors, strict=True)
+        ]
+        return self._bulk_create(actions)
+
+    # -- the four intents -----------------------------------------------------------------
+    def aggregate(self, user_id: str, plan: IntentPlan) -> AggregateResult:
+        with _reachable(self.url):
+            return executors.run_aggregate(self.es, self.tx_index, user_id, plan)
+
+    def trend(self, user_id: str, plan: IntentPlan) -> TrendResult:
+        with _reachable(self.url):
+            return executors.run_trend(self.es, self.tx_index, user_id, plan)
+
+    def listing(
+        self, user_id: str, plan: IntentPlan, after: list[object] | None = None
+    ) -> ListingResult:
+        with _reachable(self.url):
+            return executors.run_listing(self.es, self.tx_index, user_id, plan, after)
+
+    def text_qa(
+        self, user_id: str, plan: IntentPlan, query_vector: np.ndarray | None
+    ) -> TextQAResult:
+        with _reachable(self.url):
+            return executors.run_text_qa(self.es, self.st_index, user_id, plan, query_vector)
+
+    # -- browsing -------------------------------------------------------------------------
+    def vocabulary(self, user_id: str) -> Vocabulary:
+        def terms(field: str) -> dict[str, Any]:
+            return {"terms": {"field": field, "size": VOCABULARY_SIZE, "order": {"_key": "asc"}}}
+
+        body = {
+            "size": 0,
+            "query": {"term": {"user_id": user_id}},
+            "aggs": {
+                "merchants": terms("merchant"),
+                "categories": terms("category"),
+                "currencies": terms("currency"),
+                "accounts": {
+                    **terms("account_no"),
+                    "aggs": {"name": terms("account_name"), "bank": terms("bank_name")},
+                },
+                "first": {"min": {"field": "date", "format": "yyyy-MM-dd"}},
+                "last": {"max": {"field": "date", "format": "yyyy-MM-dd"}},
+            },
+        }
+        with _reachable(self.url):
+            aggs = self.es.search(index=self.tx_index, body=body)["aggregations"]
+        accounts = sorted(
+            AccountInfo(
+                b["name"]["buckets"][0]["key"], b["bank"]["buckets"][0]["key"], b["key"][-4:]
+            )
+            for b in aggs["accounts"]["buckets"]
+        )
+        first, last = aggs["first"].get("value_as_string"), aggs["last"].get("value_as_string")
+        currencies = [b["key"] for b in aggs["currencies"]["buckets"]]
+        return Vocabulary(
+            merchants=[b["key"] for b in aggs["merchants"]["buckets"]],
+            categories=[b["key"] for b in aggs["categories"]["buckets"]],
+            accounts=accounts,
+            first_date=date.fromisoformat(first) if first else None,
+            last_date=date.fromisoformat(last) if last else None,
+            currency=currencies[0] if currencies else "USD",
+        )
+
+    def statements(self, user_id: str) -> list[StatementInfo]:
+        body = {
+            "size": 0,
+            "query": {"term": {"user_id": user_id}},
+            "aggs": {
+                "statements": {
+                    "terms": {"field": "statement_id", "size": 10000},
+                    "aggs": {
+                        "pages": {"cardinality": {"field": "page"}},
+                        "doc": {
+                            "top_hits": {
+                                "size": 1,
+                                "_source": {"excludes": ["text", "summary_text", "summary_vector"]},
+                            }
+                        },
+                    },
+                }
+            },
+        }
+        with _reachable(self.url):
+            buckets = self.es.search(index=self.st_index, body=body)["aggregations"]["statements"][
+                "buckets"
+            ]
+        infos = []
+        for bucket in buckets:
+            src = bucket["doc"]["hits"]["hits"][0]["_source"]
+            infos.append(
+                StatementInfo(
+                    statement_id=src["statement_id"],
+                    bank_name=src["bank_name"],
+                    account_name=src["account_name"],
+                    account_no=src["account_no"],
+                    statement_from=date.fromisoformat(src["statement_from"]),
+                    statement_to=date.fromisoformat(src["statement_to"]),
+                    pages=int(bucket["pages"]["value"]),
+                    source_file=src["source_file"],
+                )
+            )
+        return sorted(infos, key=lambda s: (s.account_name, s.statement_from))
+
+    def statement_chunks(self, user_id: str, statement_id: str) -> list[StatementHit]:
+        body = {
+            "size": 1000,
+            "_source": {"excludes": ["summary_vector"]},
+            "query": {
+                "bool": {
+                    "filter": [
+                        {"term": {"user_id": user_id}},
+                        {"term": {"statement_id": statement_id}},
+                    ]
+                }
+            },
+            "sort": [{"page": "asc"}, {"chunk": "asc"}],
+        }
+        with _reachable(self.url):
+            hits = self.es.search(index=self.st_index, body=body)["hits"]["hits"]
+        return [executors.hit_from_source(h["_source"], 0.0) for h in hits]
+
+    def close(self) -> None:
+        self.es.close()

@@ -1,0 +1,58 @@
+"""Index mappings for statements and transactions; vector dims come from the embedder."""
+
+from __future__ import annotations
+
+from typing import Any
+
+KEYWORD = {"type": "keyword"}
+TEXT_WITH_KEYWORD = {"type": "text", "fields": {"keyword": {"type": "keyword"}}}
+
+
+def transactions_mapping() -> dict[str, Any]:
+    return {
+        "dynamic": "strict",
+        "properties": {
+            "transaction_id": KEYWORD,
+            "user_id": KEYWORD,
+            "date": {"type": "date", "format": "strict_date"},
+            "description": TEXT_WITH_KEYWORD,
+            # Money as integer cents: sums are exact and agree with the embedded backend.
+            "amount_cents": {"type": "long"},
+            "magnitude_cents": {"type": "long"},
+            "currency": KEYWORD,
+            "category": KEYWORD,
+            "merchant": {"type": "keyword", "fields": {"text": {"type": "text"}}},
+            "account_no": KEYWORD,
+            "account_name": KEYWORD,
+            "bank_name": KEYWORD,
+            "balance_cents": {"type": "long"},
+        },
+    }
+
+
+def statements_mapping(dims: int, embedding_model: str) -> dict[str, Any]:
+    return {
+        "dynamic": "strict",
+        "_meta": {"embedding_model": embedding_model, "dims": dims},
+        "properties": {
+            "statement_id": KEYWORD,
+            "user_id": KEYWORD,
+            "account_no": KEYWORD,
+            "account_name": TEXT_WITH_KEYWORD,
+            "bank_name": TEXT_WITH_KEYWORD,
+            "statement_from": {"type": "date", "format": "strict_date"},
+            "statement_to": {"type": "date", "format": "strict_date"},
+            "page": {"type": "integer"},
+            "chunk": {"type": "integer"},
+            "text": {"type": "text"},
+            "summary_text": {"type": "text"},
+            "summary_vector": {
+                "type": "dense_vector",
+                "dims": dims,
+                "index": True,
+                "similarity": "cosine",
+            },
+            "embedding_model": KEYWORD,
+            "source_file": {"type": "keyword", "index": False},
+        },
+    }

@@ -1,0 +1,128 @@
+"""What a backend returns for a plan: the same shapes from Elasticsearch and the embedded store."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+
+from elastic.records import Transaction
+from llm.intent_plan import Direction, Interval, Metric
+
+CENT = Decimal("0.01")
+
+
+def cents_to_amount(cents: int) -> Decimal:
+    return (Decimal(cents) / 100).quantize(CENT)
+
+
+@dataclass(frozen=True)
+class Group:
+    key: str
+    value: Decimal | None
+    count: int
+
+
+@dataclass(frozen=True)
+class AggregateResult:
+    metric: Metric
+    direction: Direction
+    value: Decimal | None
+    count: int
+    currency: str
+    groups: list[Group] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Bucket:
+    period: date
+    value: Decimal
+    count: int
+
+
+@dataclass(frozen=True)
+class TrendResult:
+    interval: Interval
+    direction: Direction
+    currency: str
+    series: list[Bucket]
+    splits: dict[str, list[Bucket]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ListingResult:
+    rows: list[Transaction]
+    total: int
+    next_after: list[object] | None = None
+
+
+@dataclass(frozen=True)
+class StatementHit:
+    statement_id: str
+    page: int
+    chunk: int
+    score: float
+    text: str
+    bank_name: str
+    account_name: str
+    account_no: str
+    statement_from: date
+    statement_to: date
+    source_file: str
+
+    @property
+    def doc_id(self) -> str:
+        return f"{self.statement_id}-p{self.page}-c{self.chunk}"
+
+
+@dataclass(frozen=True)
+class TextQAResult:
+    hits: list[StatementHit]
+    keyword_only: bool = False  # the vector half failed; hits come from BM25 alone
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class CellStats:
+    """Raw numbers for one cell (all rows, a group or a bucket) before the metric is applied.
+
+    Amounts are the *directed* values in cents: positive for spend when direction is ``out``.
+    """
+
+    count: int
+    total_cents: int
+    min_cents: int | None
+    max_cents: int | None
+
+
+def metric_value(metric: Metric, stats: CellStats) -> Decimal | None:
+    """The metric of one cell, computed the same way whichever backend produced the stats."""
+    if metric is Metric.count:
+        return Decimal(stats.count)
+    if stats.count == 0:
+        return Decimal("0.00") if metric is Metric.sum else None
+    if metric is Metric.sum:
+        return cents_to_amount(stats.total_cents)
+    if metric is Metric.avg:
+        return (Decimal(stats.total_cents) / stats.count / 100).quantize(CENT, ROUND_HALF_UP)
+    chosen = stats.min_cents if metric is Metric.min else stats.max_cents
+    return None if chosen is None else cents_to_amount(chosen)
+
+
+@dataclass(frozen=True)
+class AccountInfo:
+    account_name: str
+    bank_name: str
+    last4: str
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The values actually indexed for a user: what the router matches words against."""
+
+    merchants: list[str]
+    categories: list[str]
+    accounts: list[AccountInfo]
+    first_date: date | None
+    last_date: date | None
+    currency: str = "USD"

@@ -1,0 +1,128 @@
+"""The Answer a question gets: text, the plan, the numbers behind it and its citations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from elastic.records import mask_account
+from elastic.results import (
+    AggregateResult,
+    ListingResult,
+    TextQAResult,
+    TrendResult,
+)
+from llm.intent_plan import Intent, IntentPlan
+
+Result = AggregateResult | TrendResult | ListingResult | TextQAResult
+
+
+@dataclass(frozen=True)
+class Citation:
+    """``[n]`` in an answer: a statement page, or the transactions behind a number."""
+
+    n: int
+    kind: str  # "statement" | "transactions"
+    source: str
+    statement_id: str | None = None
+    page: int | None = None
+    score: float | None = None
+    passage: str | None = None
+    source_file: str | None = None
+    rows_plan: IntentPlan | None = None  # transactions: the listing that shows the rows
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "kind": self.kind,
+            "statement_id": self.statement_id,
+            "page": self.page,
+            "source": self.source,
+            "score": self.score,
+        }
+
+
+@dataclass
+class Answer:
+    intent: Intent
+    text: str
+    plan: IntentPlan
+    result: Result | None = None
+    citations: list[Citation] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def data(self) -> dict[str, Any]:
+        return result_data(self.result)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "intent": self.intent.value,
+            "answer": self.text,
+            "plan": self.plan.model_dump(mode="json"),
+            "data": self.data(),
+            "citations": [c.as_json() for c in self.citations],
+            "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
+        }
+
+
+def _num(value: Decimal | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def result_data(result: Result | None) -> dict[str, Any]:
+    """The ``data`` object of DESIGN.md's JSON answer: the numbers, nothing else."""
+    if isinstance(result, AggregateResult):
+        return {
+            "metric": result.metric.value,
+            "value": _num(result.value),
+            "count": result.count,
+            "currency": result.currency,
+            "groups": [
+                {"key": g.key, "value": _num(g.value), "count": g.count} for g in result.groups
+            ],
+        }
+    if isinstance(result, TrendResult):
+        data: dict[str, Any] = {
+            "interval": result.interval.value,
+            "currency": result.currency,
+            "series": [
+                {"period": b.period.isoformat(), "value": _num(b.value), "count": b.count}
+                for b in result.series
+            ],
+        }
+        if result.splits:
+            data["splits"] = {
+                key: [
+                    {"period": b.period.isoformat(), "value": _num(b.value), "count": b.count}
+                    for b in buckets
+                ]
+                for key, buckets in result.splits.items()
+            }
+        return data
+    if isinstance(result, ListingResult):
+        return {
+            "rows": [
+                {
+                    "transaction_id": r.transaction_id,
+                    "date": r.date.isoformat(),
+                    "description": r.description,
+                    "amount": float(r.amount),
+                    "currency": r.currency,
+                    "category": r.category,
+                    "merchant": r.merchant,
+                    "account_no": mask_account(r.account_no),
+                }
+                for r in result.rows
+            ],
+            "total": result.total,
+        }
+    if isinstance(result, TextQAResult):
+        return {
+            "hits": [
+                {"statement_id": h.statement_id, "page": h.page, "score": h.score, "text": h.text}
+                for h in result.hits
+            ]
+        }
+    return {}

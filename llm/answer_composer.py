@@ -1,0 +1,284 @@
+"""The offline composer: answers written from the executor result by templates and extraction.
+
+Every number in the text comes from the result; text answers quote the retrieved passages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date
+from decimal import Decimal
+
+import numpy as np
+
+from elastic.records import mask_account
+from elastic.results import (
+    AggregateResult,
+    ListingResult,
+    StatementHit,
+    TextQAResult,
+    TrendResult,
+)
+from llm.answer import Citation, Result
+from llm.intent_plan import Direction, Intent, IntentPlan, Interval, Metric, SortOrder
+
+Embed = Callable[[list[str]], np.ndarray]
+RELEVANCE_FLOOR = 0.35
+MAX_TABLE_ROWS = 25
+
+_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
+
+
+def money(value: Decimal | None, currency: str = "USD") -> str:
+    if value is None:
+        return "n/a"
+    sign = "-" if value < 0 else ""
+    symbol = _SYMBOLS.get(currency)
+    amount = f"{abs(value):,.2f}"
+    return f"{sign}{symbol}{amount}" if symbol else f"{sign}{amount} {currency}"
+
+
+def _day(d: date) -> str:
+    return d.strftime("%b %-d, %Y")
+
+
+def describe_period(plan: IntentPlan) -> str:
+    if plan.date_from and plan.date_to:
+        return f"from {_day(plan.date_from)} to {_day(plan.date_to)}"
+    if plan.date_from:
+        return f"since {_day(plan.date_from)}"
+    if plan.date_to:
+        return f"until {_day(plan.date_to)}"
+    return "across all your transactions"
+
+
+def describe_filters(plan: IntentPlan) -> str:
+    parts = []
+    if plan.categories:
+        parts.append("on " + ", ".join(plan.categories))
+    if plan.merchants:
+        parts.append("at " + ", ".join(plan.merchants))
+    if plan.accounts:
+        parts.append("in " + ", ".join(plan.accounts))
+    if plan.min_amount is not None:
+        parts.append(f"of at least {money(plan.min_amount)}")
+    if plan.max_amount is not None:
+        parts.append(f"of at most {money(plan.max_amount)}")
+    if plan.text and plan.intent is not Intent.text_qa:
+        parts.append(f'matching "{plan.text}"')
+    return " ".join(parts)
+
+
+_DIRECTION_NOUN = {
+    Direction.out: "spending",
+    Direction.in_: "income",
+    Direction.net: "net cash flow",
+    Direction.any: "transactions",
+}
+
+
+def transactions_citation(n: int, plan: IntentPlan, count: int) -> Citation:
+    """A citation that opens exactly the rows behind a number."""
+    rows_plan = plan.model_copy(
+        update={"intent": Intent.listing, "sort": SortOrder.newest, "limit": 100}
+    )
+    scope = " ".join(x for x in (describe_filters(plan), describe_period(plan)) if x)
+    return Citation(
+        n=n,
+        kind="transactions",
+        source=f"{count} transaction{'s' if count != 1 else ''} {scope}".strip(),
+        rows_plan=rows_plan,
+    )
+
+
+def _sentence(plan: IntentPlan, result: AggregateResult) -> str:
+    scope = " ".join(x for x in (describe_filters(plan), describe_period(plan)) if x)
+    value = result.value
+    if result.metric is Metric.count:
+        noun = {Direction.out: "purchases", Direction.in_: "deposits"}.get(
+            plan.direction, "transactions"
+        )
+        return f"You had **{result.count:,}** {noun} {scope}"
+    if result.count == 0:
+        return f"I found no matching transactions {scope}"
+    amount = money(value, result.currency)
+    if result.metric is Metric.sum:
+        verb = {
+            Direction.out: "You spent",
+            Direction.in_: "You received",
+            Direction.net: "Your net cash flow was",
+            Direction.any: "The transactions total",
+        }[plan.direction]
+        return f"{verb} **{amount}** {scope} ({result.count:,} transactions)"
+    label = {Metric.avg: "average", Metric.min: "smallest", Metric.max: "largest"}[result.metric]
+    noun = _DIRECTION_NOUN[plan.direction]
+    return (
+        f"The {label} {noun} transaction {scope} was **{amount}** "
+        f"(over {result.count:,} transactions)"
+    )
+
+
+def compose_aggregate(plan: IntentPlan, result: AggregateResult) -> tuple[str, list[Citation]]:
+    citation = transactions_citation(1, plan, result.count)
+    text = _sentence(plan, result) + " [1]."
+    if result.groups:
+        header = plan.group_by.value.capitalize() if plan.group_by else "Group"
+        lines = [
+            f"| {header} | {result.metric.value.capitalize()} | Transactions |",
+            "|---|---:|---:|",
+        ]
+        for group in result.groups[:MAX_TABLE_ROWS]:
+            shown = (
+                f"{int(group.value):,}"
+                if result.metric is Metric.count and group.value is not None
+                else money(group.value, result.currency)
+            )
+            lines.append(f"| {group.key} | {shown} | {group.count:,} |")
+        more = len(result.groups) - MAX_TABLE_ROWS
+        text += "\n\n" + "\n".join(lines)
+        if more > 0:
+            text += f"\n\n…and {more} more."
+    return text, [citation]
+
+
+_ADVERB = {
+    Interval.day: "Daily",
+    Interval.week: "Weekly",
+    Interval.month: "Monthly",
+    Interval.quarter: "Quarterly",
+    Interval.year: "Yearly",
+}
+
+
+def compose_trend(plan: IntentPlan, result: TrendResult) -> tuple[str, list[Citation]]:
+    count = sum(b.count for b in result.series)
+    citation = transactions_citation(1, plan, count)
+    noun = _DIRECTION_NOUN[plan.direction]
+    scope = " ".join(x for x in (describe_filters(plan), describe_period(plan)) if x)
+    if not result.series or count == 0:
+        return f"I found no {noun} {scope} [1].", [citation]
+    total = sum((b.value for b in result.series), Decimal("0"))
+    high = max(result.series, key=lambda b: b.value)
+    low = min(result.series, key=lambda b: b.value)
+    interval = result.interval.value
+    text = (
+        f"{_ADVERB[result.interval]} {noun} {scope}: **{money(total, result.currency)}** in total "
+        f"over {len(result.series)} {interval}s ({count:,} transactions). "
+        f"Highest: {high.period.isoformat()} ({money(high.value, result.currency)}); "
+        f"lowest: {low.period.isoformat()} ({money(low.value, result.currency)}) [1]."
+    )
+    return text, [citation]
+
+
+def compose_listing(plan: IntentPlan, result: ListingResult) -> tuple[str, list[Citation]]:
+    citation = transactions_citation(1, plan, result.total)
+    scope = " ".join(x for x in (describe_filters(plan), describe_period(plan)) if x)
+    if not result.rows:
+        return f"I found no matching transactions {scope} [1].", [citation]
+    order = {
+        SortOrder.newest: "most recent",
+        SortOrder.oldest: "earliest",
+        SortOrder.largest: "largest",
+        SortOrder.smallest: "smallest",
+    }[plan.sort]
+    lines = [
+        f"The {len(result.rows)} {order} of {result.total:,} matching transactions {scope} [1]:",
+        "",
+        "| Date | Description | Category | Account | Amount |",
+        "|---|---|---|---|---:|",
+    ]
+    for row in result.rows[:MAX_TABLE_ROWS]:
+        lines.append(
+            f"| {row.date.isoformat()} | {row.description} | {row.category} | "
+            f"{row.account_name} {mask_account(row.account_no)} | "
+            f"{money(row.amount, row.currency)} |"
+        )
+    return "\n".join(lines), [citation]
+
+
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def statement_citation(n: int, hit: StatementHit, passage: str) -> Citation:
+    return Citation(
+        n=n,
+        kind="statement",
+        source=(
+            f"{hit.bank_name} - {mask_account(hit.account_no)} "
+            f"({hit.statement_from.isoformat()} to {hit.statement_to.isoformat()})"
+        ),
+        statement_id=hit.statement_id,
+        page=hit.page,
+        score=round(hit.score, 6),
+        passage=passage,
+        source_file=hit.source_file,
+    )
+
+
+def _best_passage(question: str, hit: StatementHit, embed: Embed | None) -> tuple[str, float]:
+    sentences = [s.strip() for s in _SENTENCE_SPLIT.split(hit.text) if len(s.strip()) > 15]
+    if not sentences:
+        return hit.text.strip()[:300], 0.0
+    if embed is None:
+        words = set(re.findall(r"[a-z]{3,}", question.lower()))
+        scored = [(len(words & set(re.findall(r"[a-z]{3,}", s.lower()))), s) for s in sentences]
+        best = max(scored, key=lambda pair: pair[0])
+        return best[1], best[0] / max(len(words), 1)
+    vectors = embed([question, *sentences])
+    similarities = vectors[1:] @ vectors[0]
+    index = int(np.argmax(similarities))
+    return sentences[index], float(similarities[index])
+
+
+def compose_text_qa(
+    plan: IntentPlan, result: TextQAResult, embed: Embed | None
+) -> tuple[str, list[Citation]]:
+    """Quote the passage that best answers the question, from the best few hits."""
+    question = plan.text or ""
+    if not result.hits:
+        return "I could not find anything about that in your statements.", []
+    candidates = [(hit, *_best_passage(question, hit, embed)) for hit in result.hits[:3]]
+    hit, passage, similarity = max(candidates, key=lambda c: c[2])
+    notes = f"\n\n_{result.note}_" if result.note else ""
+    if similarity < RELEVANCE_FLOOR:
+        citations = [statement_citation(i, h, h.text[:300]) for i, h in enumerate(result.hits, 1)]
+        listed = "; ".join(f"{c.source}, page {c.page} [{c.n}]" for c in citations[:3])
+        text = (
+            "I could not find a passage in your statements that answers this directly. "
+            f"The closest sources are: {listed}."
+        )
+        return text + notes, citations
+    citation = statement_citation(1, hit, passage)
+    others = [
+        statement_citation(i, h, h.text[:300])
+        for i, h in enumerate((h for h in result.hits if h is not hit), start=2)
+    ]
+    text = (
+        f"Your {hit.account_name} statement ({hit.bank_name}, "
+        f"{hit.statement_from.isoformat()} to {hit.statement_to.isoformat()}, page {hit.page}) "
+        f'says: "{passage}" [1]'
+    )
+    return text + notes, [citation, *others[:2]]
+
+
+def compose_clarify(plan: IntentPlan) -> tuple[str, list[Citation]]:
+    lines = [plan.clarification or "I am not sure what you are asking."]
+    if plan.suggestions:
+        lines += ["", "You could ask:"] + [f"- {s}" for s in plan.suggestions]
+    return "\n".join(lines), []
+
+
+def compose(
+    plan: IntentPlan, result: Result | None, embed: Embed | None = None
+) -> tuple[str, list[Citation]]:
+    """The deterministic answer text and its citations for any intent."""
+    if isinstance(result, AggregateResult):
+        return compose_aggregate(plan, result)
+    if isinstance(result, TrendResult):
+        return compose_trend(plan, result)
+    if isinstance(result, ListingResult):
+        return compose_listing(plan, result)
+    if isinstance(result, TextQAResult):
+        return compose_text_qa(plan, result, embed)
+    return compose_clarify(plan)

@@ -1,0 +1,142 @@
+"""Question → plan → result → answer: the one pipeline the CLI and the Streamlit app share."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Protocol
+
+import numpy as np
+
+from elastic.backend import BackendUnavailable, SearchBackend
+from elastic.results import Vocabulary
+from llm.answer import Answer
+from llm.answer_composer import compose
+from llm.embeddings import Embedder
+from llm.intent_executor import execute
+from llm.intent_plan import Intent, IntentPlan
+
+log = logging.getLogger(__name__)
+
+
+class Router(Protocol):
+    """What routes a question: the offline rules, or Gemini with the rules as fallback."""
+
+    def route(
+        self, question: str, as_of: date, previous: IntentPlan | None = None
+    ) -> IntentPlan: ...
+
+
+class Composer(Protocol):
+    """What rewrites a composed answer: Gemini, checked against the computed numbers."""
+
+    def compose(self, question: str, answer: Answer) -> Answer: ...
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Filters the user set in the sidebar; they constrain every question."""
+
+    accounts: tuple[str, ...] = ()
+    date_from: date | None = None
+    date_to: date | None = None
+
+    def apply(self, plan: IntentPlan) -> IntentPlan:
+        if plan.intent is Intent.clarify:
+            return plan
+        update: dict[str, object] = {}
+        if self.accounts:
+            chosen = [a for a in plan.accounts if a in self.accounts] or list(self.accounts)
+            update["accounts"] = chosen
+        if self.date_from and (plan.date_from is None or plan.date_from < self.date_from):
+            update["date_from"] = self.date_from
+        if self.date_to and (plan.date_to is None or plan.date_to > self.date_to):
+            update["date_to"] = self.date_to
+        if not update:
+            return plan
+        merged = plan.model_dump() | update
+        if merged["date_from"] and merged["date_to"] and merged["date_from"] > merged["date_to"]:
+            merged["date_from"], merged["date_to"] = self.date_from, self.date_to
+        return IntentPlan.model_validate(merged)
+
+
+@dataclass
+class Timer:
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = (time.perf_counter() - start) * 1000
+
+
+RouterFactory = Callable[[Vocabulary], Router]
+
+
+class ChatPipeline:
+    """Holds the backend, embedder, router and composer; models load once per process."""
+
+    def __init__(
+        self,
+        backend: SearchBackend,
+        embedder: Embedder,
+        router_factory: RouterFactory,
+        composer: Composer | None = None,
+    ) -> None:
+        self.backend = backend
+        self.embedder = embedder
+        self._router_factory = router_factory
+        self._composer = composer
+        self._routers: dict[str, Router] = {}
+
+    def router_for(self, user_id: str) -> Router:
+        if user_id not in self._routers:
+            self._routers[user_id] = self._router_factory(self.backend.vocabulary(user_id))
+        return self._routers[user_id]
+
+    def data_changed(self, user_id: str) -> None:
+        """New data landed: the vocabulary the router matches against must be read again."""
+        self._routers.pop(user_id, None)
+
+    def _query_vector(self, plan: IntentPlan) -> np.ndarray | None:
+        try:
+            return self.embedder.embed([plan.text or ""])[0]
+        except Exception:  # the embedder is optional for text search: keywords still answer
+            log.exception("embedding the question failed; searching by keywords only")
+            return None
+
+    def ask(
+        self,
+        question: str,
+        user_id: str,
+        as_of: date,
+        previous: IntentPlan | None = None,
+        scope: Scope | None = None,
+    ) -> Answer:
+        timer = Timer()
+        with timer.stage("route"):
+            plan = self.router_for(user_id).route(question, as_of, previous)
+            if scope:
+                plan = scope.apply(plan)
+        with timer.stage("search"):
+            vector = self._query_vector(plan) if plan.intent is Intent.text_qa else None
+            try:
+                result = execute(self.backend, user_id, plan, vector)
+            except BackendUnavailable as exc:
+                log.error("backend failed: %s", exc)
+                text = f"Sorry, the search backend is not answering right now ({exc})."
+                return Answer(plan.intent, text, plan, None, [], timer.timings, [str(exc)])
+        with timer.stage("compose"):
+            text, citations = compose(plan, result, self.embedder.embed)
+            answer = Answer(plan.intent, text, plan, result, citations, timer.timings)
+            if self._composer is not None and result is not None:
+                answer = self._composer.compose(question, answer)
+        answer.timings_ms = timer.timings
+        return answer

@@ -1,0 +1,208 @@
+"""The ``finsync`` command: ingest, sample data, questions, the app and a local Elasticsearch."""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from tqdm import tqdm
+
+from elastic.ingest import ingest_statements, ingest_transactions
+from elastic.records import IngestReport
+from settings import Settings
+
+app = typer.Typer(help="FinSync Chat: talk to your bank statements.", no_args_is_help=True)
+ingest_app = typer.Typer(help="Load transactions CSVs or statement PDFs.", no_args_is_help=True)
+app.add_typer(ingest_app, name="ingest")
+
+UserOption = Annotated[
+    str | None, typer.Option("--user", help="Owner of the data (default: FINSYNC_USER)")
+]
+
+
+class _Bar:
+    """A tqdm bar driven by the ingestion progress callback."""
+
+    def __init__(self, unit: str) -> None:
+        self._bar: tqdm | None = None
+        self._unit = unit
+
+    def __call__(self, done: int, total: int, label: str) -> None:
+        if self._bar is None:
+            self._bar = tqdm(total=total, unit=self._unit, file=sys.stderr, leave=False)
+        self._bar.set_postfix_str(label[-40:])
+        self._bar.update(done - self._bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+def _print_report(kind: str, report: IngestReport) -> None:
+    typer.echo(f"{kind}: {report.summary()}")
+    for problem in report.problems:
+        typer.echo(f"  error: {problem}", err=True)
+
+
+def _ingest_transactions_files(settings: Settings, files: list[Path], user: str) -> IngestReport:
+    from llm.embeddings import make_embedder
+    from llm.services import open_prepared_backend
+
+    backend = open_prepared_backend(settings, make_embedder(settings))
+    total = IngestReport()
+    try:
+        for file in files:
+            bar = _Bar("rows")
+            total.merge(ingest_transactions(backend, file, user, bar))
+            bar.close()
+    finally:
+        backend.close()
+    return total
+
+
+def _ingest_statement_files(settings: Settings, files: list[Path], user: str) -> IngestReport:
+    from llm.embeddings import make_embedder
+    from llm.services import open_prepared_backend, statement_store
+
+    embedder = make_embedder(settings)
+    backend = open_prepared_backend(settings, embedder)
+    bar = _Bar("files")
+    try:
+        return ingest_statements(backend, files, user, embedder, statement_store(settings), bar)
+    finally:
+        bar.close()
+        backend.close()
+
+
+@ingest_app.command("transactions")
+def ingest_transactions_cmd(
+    files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=False)],
+    user: UserOption = None,
+) -> None:
+    """Ingest transactions CSV files (bad rows are reported by line; good rows land)."""
+    settings = Settings()
+    report = _ingest_transactions_files(settings, files, user or settings.user)
+    _print_report("transactions", report)
+
+
+@ingest_app.command("statements")
+def ingest_statements_cmd(
+    files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=False)],
+    user: UserOption = None,
+) -> None:
+    """Ingest statement PDFs (unreadable pages are reported; the rest lands)."""
+    settings = Settings()
+    report = _ingest_statement_files(settings, files, user or settings.user)
+    _print_report("statements", report)
+
+
+@app.command()
+def sample(
+    out: Annotated[Path, typer.Option(help="Where to write the sample set")] = Path(
+        ".finsync/sample"
+    ),
+    ingest: Annotated[bool, typer.Option("--ingest", help="Ingest it afterwards")] = False,
+    seed: Annotated[int, typer.Option(help="Random seed; same seed, same data")] = 7,
+    user: UserOption = None,
+) -> None:
+    """Generate the sample statements and transactions (and optionally ingest them)."""
+    from scripts.sample_data import generate_sample
+
+    sample_set = generate_sample(out, seed=seed)
+    typer.echo(
+        f"sample: {sample_set.transactions_csv} and {len(sample_set.statement_pdfs)} statements"
+    )
+    if ingest:
+        settings = Settings()
+        owner = user or settings.user
+        tx = _ingest_transactions_files(settings, [sample_set.transactions_csv], owner)
+        _print_report("transactions", tx)
+        st = _ingest_statement_files(settings, sample_set.statement_pdfs, owner)
+        _print_report("statements", st)
+
+
+def _questions(question: str | None, file: Path | None) -> list[str]:
+    if file is not None:
+        lines = file.read_text(encoding="utf-8").splitlines()
+        return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    if question:
+        return [question]
+    raise typer.BadParameter("give a QUESTION or --file QUESTIONS.txt")
+
+
+@app.command()
+def ask(
+    question: Annotated[str | None, typer.Argument(help="The question")] = None,
+    file: Annotated[
+        Path | None, typer.Option("--file", exists=True, help="One question per line")
+    ] = None,
+    user: UserOption = None,
+    as_of: Annotated[
+        str | None, typer.Option("--as-of", help="Resolve relative dates against YYYY-MM-DD")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per answer")] = False,
+) -> None:
+    """Answer questions; with --file, a conversation of many questions in one process."""
+    from llm.services import build_pipeline
+
+    settings = Settings()
+    try:
+        today = date.fromisoformat(as_of) if as_of else date.today()
+    except ValueError as exc:
+        raise typer.BadParameter(f"--as-of {as_of!r} is not YYYY-MM-DD") from exc
+    questions = _questions(question, file)
+    pipeline = build_pipeline(settings)
+    previous = None
+    try:
+        for text in questions:
+            answer = pipeline.ask(text, user or settings.user, today, previous)
+            previous = answer.plan if answer.result is not None else previous
+            if as_json:
+                typer.echo(json.dumps(answer.as_json(), ensure_ascii=False))
+                continue
+            typer.echo(answer.text)
+            for citation in answer.citations:
+                page = f", page {citation.page}" if citation.page else ""
+                typer.echo(f"  [{citation.n}] {citation.source}{page}")
+            if len(questions) > 1:
+                typer.echo("")
+    finally:
+        pipeline.backend.close()
+
+
+@app.command()
+def serve(
+    port: Annotated[int, typer.Option(help="Port for the app")] = 8501,
+) -> None:
+    """Run the Streamlit app."""
+    app_py = Path(__file__).resolve().parent.parent / "app.py"
+    command = [sys.executable, "-m", "streamlit", "run", str(app_py), "--server.port", str(port)]
+    raise typer.Exit(subprocess.call(command))
+
+
+@app.command("es-node")
+def es_node(
+    port: Annotated[int | None, typer.Option(help="HTTP port (default: a free one)")] = None,
+    data_dir: Annotated[
+        Path | None, typer.Option(help="Data directory (default: temporary)")
+    ] = None,
+) -> None:
+    """Start a local single-node Elasticsearch for development; Ctrl-C stops it."""
+    from scripts.es_node import main as run_node
+
+    run_node(port=port, data_dir=data_dir)
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    app()
+
+
+if __name__ == "__main__":
+    main()

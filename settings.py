@@ -1,0 +1,58 @@
+"""Typed settings for FinSync Chat, read from ``FINSYNC_*`` environment variables."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every knob the app, the CLI and the tests share.
+
+    The backend is Elasticsearch when ``es_url`` is set, the embedded SQLite store otherwise;
+    Gemini routes and writes when ``gcp_project`` is set, the offline rules otherwise.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="FINSYNC_", extra="ignore")
+
+    es_url: str | None = Field(default=None, description="Elasticsearch URL; unset = embedded")
+    es_api_key: SecretStr | None = None
+    es_timeout_s: float = 30.0
+    statements_index: str = "finsync-statements"
+    transactions_index: str = "finsync-transactions"
+    data_dir: Path = Path(".finsync")
+
+    user: str = Field(default="local", description="User id when no sign-in is configured")
+
+    embedder: str = Field(default="auto", description="auto | local | vertex")
+    gcp_project: str | None = None
+    gcp_location: str = "us-central1"
+    gemini_model: str = "gemini-2.5-flash"
+    vertex_embedding_model: str = "text-embedding-005"
+    vertex_embedding_dims: int = 768
+    vertex_base_url: str | None = Field(
+        default=None, description="Override of the Vertex AI endpoint (loopback tests, proxies)"
+    )
+    vertex_timeout_s: float = 20.0
+    vertex_retries: int = 3
+
+    @property
+    def backend_name(self) -> str:
+        return "elasticsearch" if self.es_url else "embedded"
+
+    @property
+    def vertex_enabled(self) -> bool:
+        return bool(self.gcp_project)
+
+    @property
+    def statements_dir(self) -> Path:
+        """Where original statement PDFs are kept so citations can show the page."""
+        return self.data_dir / "statements"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
