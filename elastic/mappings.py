@@ -45,7 +45,11 @@ def statements_mapping(dims: int, embedding_model: str) -> dict[str, Any]:
             "page": {"type": "integer"},
             "chunk": {"type": "integer"},
             "text": {"type": "text"},
-            "summary_text": {"type": "text"},
+            # "words" splits on punctuation too, so "COURSERA.ORG" is found by "coursera".
+            "summary_text": {
+                "type": "text",
+                "fields": {"words": {"type": "text", "analyzer": "simple"}},
+            },
             "summary_vector": {
                 "type": "dense_vector",
                 "dims": dims,

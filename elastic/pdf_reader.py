@@ -98,7 +98,7 @@ def page_texts(path: Path) -> Iterator[tuple[int, str | None, str | None]]:
         for index in range(len(document)):
             try:
                 page = document[index]
-                text = page.get_textpage().get_text_range()
+                text = page.get_textpage().get_text_bounded()
             except pdfium.PdfiumError as exc:
                 yield index + 1, None, f"text could not be extracted ({exc})"
                 continue

@@ -19,7 +19,7 @@ GROUP_FIELDS = {
     GroupBy.account: "account_name",
 }
 MAX_GROUPS = 1000
-TEXT_QA_FIELDS = ["summary_text^2", "text", "account_name", "bank_name"]
+TEXT_QA_FIELDS = ["summary_text^2", "summary_text.words", "text", "account_name", "bank_name"]
 CANDIDATES = 20
 
 

@@ -1,0 +1,102 @@
+"""Shared fixtures: the sample data, the local embedder, a real Elasticsearch node."""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from elastic.es_backend import ElasticsearchBackend
+from elastic.ingest import ingest_statements, ingest_transactions
+from elastic.records import IngestReport
+from elastic.statement_store import StatementStore
+from llm.embeddings import LocalEmbedder
+from scripts.sample_data import SampleSet, generate_sample
+from settings import Settings
+
+log = logging.getLogger("tests")
+SAMPLE_USER = "sample-user"
+
+
+@pytest.fixture(scope="session")
+def sample_set(tmp_path_factory: pytest.TempPathFactory) -> SampleSet:
+    return generate_sample(tmp_path_factory.mktemp("sample"), seed=7)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> LocalEmbedder:
+    return LocalEmbedder()
+
+
+@pytest.fixture(scope="session")
+def es_url() -> Iterator[str]:
+    """``FINSYNC_ES_URL`` when set; otherwise a real local node, started once per session.
+
+    A node that cannot start fails the tests that need it; it is never skipped.
+    """
+    configured = os.environ.get("FINSYNC_ES_URL")
+    if configured:
+        print(f"\n[elasticsearch] using FINSYNC_ES_URL={configured}")
+        yield configured
+        return
+    from scripts.es_node import start_node
+
+    node = start_node()
+    print(f"\n[elasticsearch] started local node pid={node.pid} at {node.url}")
+    try:
+        yield node.url
+    finally:
+        node.stop()
+        print(f"\n[elasticsearch] stopped local node pid={node.pid}")
+
+
+def es_settings(es_url: str, data_dir: Path) -> Settings:
+    """Settings with index names of their own, so tests never see each other's data."""
+    suffix = uuid.uuid4().hex[:8]
+    return Settings(
+        es_url=es_url,
+        statements_index=f"test-statements-{suffix}",
+        transactions_index=f"test-transactions-{suffix}",
+        data_dir=data_dir,
+    )
+
+
+@pytest.fixture
+def fresh_es(
+    es_url: str, tmp_path: Path, embedder: LocalEmbedder
+) -> Iterator[ElasticsearchBackend]:
+    backend = ElasticsearchBackend(es_settings(es_url, tmp_path))
+    backend.prepare(embedder.dims, embedder.model_name)
+    yield backend
+    backend.es.indices.delete(index=[backend.tx_index, backend.st_index], ignore_unavailable=True)
+    backend.close()
+
+
+def ingest_sample(
+    backend: object, sample: SampleSet, embedder: LocalEmbedder, store: StatementStore
+) -> tuple[IngestReport, IngestReport]:
+    tx = ingest_transactions(backend, sample.transactions_csv, SAMPLE_USER)
+    st = ingest_statements(backend, sample.statement_pdfs, SAMPLE_USER, embedder, store)
+    return tx, st
+
+
+@pytest.fixture(scope="session")
+def es_sample(
+    es_url: str,
+    sample_set: SampleSet,
+    embedder: LocalEmbedder,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[ElasticsearchBackend]:
+    """The sample set ingested once into Elasticsearch for the whole session."""
+    settings = es_settings(es_url, tmp_path_factory.mktemp("es-data"))
+    backend = ElasticsearchBackend(settings)
+    backend.prepare(embedder.dims, embedder.model_name)
+    tx, st = ingest_sample(backend, sample_set, embedder, StatementStore(settings.statements_dir))
+    assert not tx.problems and not st.problems, (tx.problems, st.problems)
+    yield backend
+    backend.es.indices.delete(index=[backend.tx_index, backend.st_index], ignore_unavailable=True)
+    backend.close()
