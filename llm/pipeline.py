@@ -13,8 +13,8 @@ from typing import Protocol
 import numpy as np
 
 from elastic.backend import BackendUnavailable, SearchBackend
-from elastic.results import Vocabulary
-from llm.answer import Answer
+from elastic.results import ListingResult, Vocabulary
+from llm.answer import Answer, Citation
 from llm.answer_composer import compose
 from llm.embeddings import Embedder
 from llm.intent_executor import execute
@@ -111,6 +111,12 @@ class ChatPipeline:
         except Exception:  # the embedder is optional for text search: keywords still answer
             log.exception("embedding the question failed; searching by keywords only")
             return None
+
+    def rows_behind(self, user_id: str, citation: Citation) -> ListingResult:
+        """The transactions a ``transactions`` citation stands for."""
+        if citation.rows_plan is None:
+            raise ValueError(f"citation [{citation.n}] does not point at transactions")
+        return self.backend.listing(user_id, citation.rows_plan)
 
     def ask(
         self,

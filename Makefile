@@ -1,0 +1,19 @@
+# FinSync Chat: the two commands a newcomer needs, and a few more.
+.PHONY: run test lint bench sample
+
+run:  ## set up, load the sample data into the embedded store, open the chat
+	scripts/setup.sh
+	.venv/bin/finsync sample --ingest
+	.venv/bin/finsync serve
+
+test:  ## set up everything the tests need and run the whole suite
+	scripts/setup.sh test
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+	.venv/bin/python -m pytest
+
+lint:
+	.venv/bin/ruff check . && .venv/bin/ruff format --check .
+
+bench:  ## latency per intent on the embedded backend (see README)
+	.venv/bin/python -m scripts.bench
