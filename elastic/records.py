@@ -39,6 +39,7 @@ class Transaction:
             "date": self.date.isoformat(),
             "description": self.description,
             "amount_cents": self.amount_cents,
+            "magnitude_cents": abs(self.amount_cents),
             "currency": self.currency,
             "category": self.category,
             "merchant": self.merchant,
