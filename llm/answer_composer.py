@@ -197,7 +197,21 @@ def compose_listing(plan: IntentPlan, result: ListingResult) -> tuple[str, list[
     return "\n".join(lines), [citation]
 
 
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_CONTINUATION = re.compile(r"^[a-z$(%]")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of page text, with lines that a PDF wrapped mid-sentence joined again."""
+    lines: list[str] = []
+    for line in (ln.strip() for ln in text.splitlines()):
+        if not line:
+            continue
+        if lines and not lines[-1].endswith((".", "!", "?")) and _CONTINUATION.match(line):
+            lines[-1] = f"{lines[-1]} {line}"
+        else:
+            lines.append(line)
+    return [part for line in lines for part in _SENTENCE_END.split(line) if part]
 
 
 def statement_citation(n: int, hit: StatementHit, passage: str) -> Citation:
@@ -217,18 +231,18 @@ def statement_citation(n: int, hit: StatementHit, passage: str) -> Citation:
 
 
 def _best_passage(question: str, hit: StatementHit, embed: Embed | None) -> tuple[str, float]:
-    sentences = [s.strip() for s in _SENTENCE_SPLIT.split(hit.text) if len(s.strip()) > 15]
-    if not sentences:
+    candidates = [s for s in sentences(hit.text) if len(s) > 15]
+    if not candidates:
         return hit.text.strip()[:300], 0.0
     if embed is None:
         words = set(re.findall(r"[a-z]{3,}", question.lower()))
-        scored = [(len(words & set(re.findall(r"[a-z]{3,}", s.lower()))), s) for s in sentences]
+        scored = [(len(words & set(re.findall(r"[a-z]{3,}", s.lower()))), s) for s in candidates]
         best = max(scored, key=lambda pair: pair[0])
         return best[1], best[0] / max(len(words), 1)
-    vectors = embed([question, *sentences])
+    vectors = embed([question, *candidates])
     similarities = vectors[1:] @ vectors[0]
     index = int(np.argmax(similarities))
-    return sentences[index], float(similarities[index])
+    return candidates[index], float(similarities[index])
 
 
 def compose_text_qa(
