@@ -109,7 +109,7 @@ def metric_value(metric: Metric, stats: CellStats) -> Decimal | None:
     return None if chosen is None else cents_to_amount(chosen)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class AccountInfo:
     account_name: str
     bank_name: str

@@ -93,7 +93,7 @@ class ChatPipeline:
         self.backend = backend
         self.embedder = embedder
         self._router_factory = router_factory
-        self._composer = composer
+        self.composer = composer
         self._routers: dict[str, Router] = {}
 
     def router_for(self, user_id: str) -> Router:
@@ -125,7 +125,9 @@ class ChatPipeline:
         as_of: date,
         previous: IntentPlan | None = None,
         scope: Scope | None = None,
+        rewrite: bool = True,
     ) -> Answer:
+        """Answer ``question``; ``rewrite=False`` skips Gemini's wording (the UI streams it)."""
         timer = Timer()
         with timer.stage("route"):
             plan = self.router_for(user_id).route(question, as_of, previous)
@@ -142,7 +144,7 @@ class ChatPipeline:
         with timer.stage("compose"):
             text, citations = compose(plan, result, self.embedder.embed)
             answer = Answer(plan.intent, text, plan, result, citations, timer.timings)
-            if self._composer is not None and result is not None:
-                answer = self._composer.compose(question, answer)
+            if rewrite and self.composer is not None and result is not None:
+                answer = self.composer.compose(question, answer)
         answer.timings_ms = timer.timings
         return answer

@@ -26,26 +26,24 @@ def open_prepared_backend(settings: Settings, embedder: Embedder) -> SearchBacke
     return backend
 
 
-def router_factory(settings: Settings) -> RouterFactory:
-    if not settings.vertex_enabled:
-        return OfflineRouter
+def gemini_parts(settings: Settings) -> tuple[RouterFactory, Composer]:
+    """Gemini routing (offline rules as fallback) and composing, sharing one Vertex client."""
     from llm.gemini_router import GeminiRouter
+    from llm.vertex_chat import GeminiComposer
+    from llm.vertex_client import make_client
+
+    client = make_client(settings)
 
     def build(vocabulary: Vocabulary) -> Router:
-        return GeminiRouter(settings, OfflineRouter(vocabulary), vocabulary)
+        return GeminiRouter(settings, OfflineRouter(vocabulary), vocabulary, client)
 
-    return build
-
-
-def composer(settings: Settings) -> Composer | None:
-    if not settings.vertex_enabled:
-        return None
-    from llm.vertex_chat import GeminiComposer
-
-    return GeminiComposer(settings)
+    return build, GeminiComposer(settings, client)
 
 
 def build_pipeline(settings: Settings) -> ChatPipeline:
     embedder = make_embedder(settings)
     backend = open_prepared_backend(settings, embedder)
-    return ChatPipeline(backend, embedder, router_factory(settings), composer(settings))
+    if settings.vertex_enabled:
+        factory, composer = gemini_parts(settings)
+        return ChatPipeline(backend, embedder, factory, composer)
+    return ChatPipeline(backend, embedder, OfflineRouter)
