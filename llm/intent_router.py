@@ -1,0 +1,568 @@
+"""Offline intent router: a question becomes an IntentPlan by rules, with no model and no network.
+
+A question is read once (``_read``): dates, amounts and account numbers are found and blanked
+out, the rest is matched against the indexed vocabulary and scanned for cue words. The reading
+then becomes a plan, either on its own or, for a follow-up ("and in March?", "as a chart"), as
+an edit of the previous plan.
+
+Choices worth knowing (DESIGN.md semantics otherwise):
+
+- Listings without a number return ``DEFAULT_LISTING_LIMIT`` rows, newest first.
+- "largest/smallest <single thing>" ("my largest purchase") is an aggregate ``max``/``min``;
+  plural or counted superlatives ("five largest payments") are listings sorted by amount.
+- "per month" with how much / total / average is an aggregate grouped by month; any other
+  time-bucket wording ("monthly", "by week", "as a chart") is a trend.
+- "salary / paycheck / payroll / wages" mean money in from the Income category; "income"
+  alone means all money in (no category).
+- An account named after "to"/"into" in a transfer question is the destination, not a filter.
+- A name after "at/from/with/to/on" that matches nothing indexed makes the question a
+  clarification, with the nearest merchants as suggestions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+
+from elastic.results import Vocabulary
+from llm.amount_phrases import AmountBounds, find_amount_bounds
+from llm.date_phrases import DateRange, find_date_range, warm_up
+from llm.intent_plan import (
+    MAX_LIMIT,
+    TRANSFERS_CATEGORY,
+    Direction,
+    GroupBy,
+    Intent,
+    IntentPlan,
+    Interval,
+    Metric,
+    SortOrder,
+)
+from llm.text_norm import COUNT, blank, normalize, parse_count
+from llm.vocab_match import Kind, VocabMatcher
+
+DEFAULT_LISTING_LIMIT = 20
+INCOME_CATEGORY = "Income"
+
+
+_TXN_ONE = (
+    r"(?:purchase|transaction|payment|charge|expense|order|deposit|bill|withdrawal|ride|refund)"
+)
+_TXN_MANY = (
+    r"(?:transactions|purchases|payments|charges|expenses|orders|deposits|withdrawals|rides|"
+    r"trips|transfers|items|debits|credits|refunds|paychecks|bills|visits|ones)"
+)
+_SUPER_MAX = r"largest|biggest|highest|most expensive|priciest|costliest"
+_SUPER_MIN = r"smallest|lowest|cheapest|least expensive"
+
+_AGGREGATE = re.compile(
+    r"\b(?:how much|how many|how often|total|totals|sum|average|avg|mean|number of|count|"
+    r"tally|altogether)\b|كم"
+)
+_COUNT = re.compile(r"\b(?:how many|how often|number of|count)\b|كم عدد|كم مرة|عدد")
+_AVERAGE = re.compile(r"\b(?:average|avg|mean|typical)\b")
+_SINGLE_EXTREME = re.compile(
+    rf"\b(?P<sup>{_SUPER_MAX}|{_SUPER_MIN})\s+(?:single\s+)?(?:[\w'-]+\s+)?(?:{_TXN_ONE}|one)\b"
+    r"(?!\s+categor)|\b(?:the most i(?:'ve| have)? (?:ever )?(?:spent|paid)|"
+    r"in (?:one|a single) (?:go|purchase|transaction))\b"
+)
+_TREND = re.compile(
+    r"\b(?:trend\w*|over time|(?:go|gone|going|went) (?:up|down)|increas\w*|decreas\w*|"
+    r"charts?|graph|plot|visuali[sz]e|month over month|"
+    r"week over week|year over year|evolv\w*|changed|changing|track)\b"
+)
+_INTERVALS = [
+    (Interval.day, re.compile(r"\b(?:daily|per day|each day|by day|every day|day by day)\b")),
+    (
+        Interval.week,
+        re.compile(r"\b(?:weekly|per week|each week|by week|every week|week by week)\b"),
+    ),
+    (
+        Interval.month,
+        re.compile(
+            r"\b(?:monthly|per month|each month|by month|every month|month by month|a month)\b"
+        ),
+    ),
+    (Interval.quarter, re.compile(r"\b(?:quarterly|per quarter|each quarter|by quarter)\b")),
+    (Interval.year, re.compile(r"\b(?:yearly|annually|per year|each year|by year|every year)\b")),
+]
+_TOP = rf"top(?:\s+{COUNT})?"
+_GROUP_WORDS = r"(?:by|per|each|every|across|for each|split by|broken down by|grouped by)"
+_GROUPS = [
+    (
+        GroupBy.category,
+        re.compile(
+            rf"\b(?:{_GROUP_WORDS}\s+categor(?:y|ies)|(?:which|what|{_TOP})\s+categor(?:y|ies)|"
+            r"(?:expense|spending)\s+categor(?:y|ies)|spen[dt] the most on)\b"
+        ),
+    ),
+    (
+        GroupBy.merchant,
+        re.compile(
+            rf"\b(?:{_GROUP_WORDS}\s+(?:merchant|store|shop|vendor|payee)s?|"
+            rf"(?:which|what|{_TOP})\s+(?:merchant|store|shop|vendor|payee)s?|"
+            r"where (?:did|do) i spend)\b"
+        ),
+    ),
+    (GroupBy.account, re.compile(rf"\b(?:{_GROUP_WORDS}\s+accounts?|which accounts?)\b")),
+]
+_BREAKDOWN = re.compile(r"\b(?:breakdown|break (?:it |this |that |them )?down)\b")
+_LIST_STRONG = re.compile(
+    r"\b(?:list|itemi[sz]e|pull up|recent|latest|newest|oldest|earliest|"
+    r"(?:what|everything|anything) (?:did )?i (?:buy|bought|purchased?|order|ordered))\b"
+)
+_LIST_VERB = re.compile(
+    r"\b(?:show|see|display|give me|find|get me|view|which|what were|what are|every|all)\b"
+)
+_TXN_NOUN = re.compile(rf"\b(?:{_TXN_MANY}|{_TXN_ONE})\b")
+_TXN_ROWS = re.compile(rf"\b{_TXN_MANY}\b")
+_TRANSACTIONS = re.compile(r"\btransactions?\b")
+_AMOUNT_TALK = re.compile(r"\b(?:spend|spent|spending|spends|earn|earned|income|net|cost|costs)\b")
+_LARGEST = re.compile(rf"\b(?:{_SUPER_MAX}|top|by (?:amount|size|value))\b")
+_SMALLEST = re.compile(rf"\b(?:{_SUPER_MIN})\b")
+_OLDEST = re.compile(r"\b(?:oldest|earliest|first)\b")
+_LIMITS = [
+    re.compile(rf"\btop\s+(?P<n>{COUNT})\b"),
+    re.compile(
+        rf"\b(?P<n>{COUNT})\s+(?:most\s+recent|latest|newest|recent|last|first|oldest|earliest|"
+        rf"{_SUPER_MAX}|{_SUPER_MIN})\b"
+    ),
+    re.compile(rf"\b(?:last|latest|first|recent)\s+(?P<n>{COUNT})\b"),
+    re.compile(rf"\b(?P<n>{COUNT})\s+(?:[\w'-]+\s+){{0,2}}?{_TXN_MANY}\b"),
+]
+_NET = re.compile(r"\b(?:net|cash ?flow|saved|save|left over|leftover)\b")
+_IN = re.compile(
+    r"\b(?:income|earn|earned|earning|earnings|receive|received|deposits?|deposited|"
+    r"salary|salaries|paychecks?|payroll|wages|refunds?|refunded|credited|inflows?|incoming|"
+    r"money in|came in|come in|got paid|get paid|paid me|get from|got from|"
+    r"(?:money|much) (?:did |have )?i (?:make|made))\b|"
+    r"راتب|دخل|استلمت|إيداع|ايداع"
+)
+_OUT = re.compile(
+    r"\b(?:spend|spent|spending|spends|expenses?|expenditures?|purchases?|purchased|bought|buy|"
+    r"pay|(?<!got )(?<!get )paid(?! me| by)|paying|payments?|cost|costs|outflows?|outgoing|"
+    r"money out|went out|debits|withdrawals?|withdrew|charges|charged)\b|"
+    r"أنفقت|انفقت|صرفت|مصاريف|مصروفات|إنفاق|انفاق|نفقات"
+)
+_PERSONAL = re.compile(
+    r"\b(?:(?<!how )(?:did|do|have|had) i|i(?:'ve| have)? (?:ever |also |just )?"
+    r"(?:spent|spend|paid|pay|earned|earn|received|receive|bought|buy|made|make|got|get|"
+    r"transferred|withdrew|deposited)|i've|cost me|"
+    r"my (?:spending|expenses|income|purchases|transactions|payments|deposits|earnings))\b"
+)
+_POLICY = re.compile(
+    r"\b(?:apr|apy|interest rates?|rates?|grace period|polic(?:y|ies)|terms|fine print|"
+    r"minimum payment|minimum balance|minimum due|due date|due|credit limit|limits?|balances?|"
+    r"statements?|routing number|account number|overdraft protection|waived?|waiver|avoid|"
+    r"penalt(?:y|ies)|dispute|calculated|calculate|computed|compounded|cash advance|"
+    r"available credit|allowed|eligible|requirements?|explain)\b"
+)
+_QUESTION_FORM = re.compile(
+    r"^(?:what(?:'s| is| are| was| were| does| do)?|whats|how (?:is|are|does|do|can)|"
+    r"how (?:much|many)(?: [\w'-]+){0,3} (?:is|are|does|can|could|will|would)|when|why|does|do|"
+    r"is|are|(?:can|could|will)(?! you)|explain|tell me about)\b"
+)
+# Balances live in statement text, not in transaction sums.
+_BALANCE = re.compile(
+    r"\b(?:balances?|how much (?:money )?(?:is|do i have|have i got) (?:left )?in)\b"
+)
+_FEE_TERMS = re.compile(r"\b(?:fees?|charges?|interest|penalt(?:y|ies)|overdra\w*|wire|atm)\b")
+_LAST4 = re.compile(
+    r"\b(?:ending(?: in)?|ends? in|last (?:4|four)(?: digits)?|account|card|no\.?|number|#)"
+    r"\s*(?:x+|\*+)?\s*(?P<last4>\d{4})\b|(?:x{2,}|\*{2,})(?P<masked>\d{4})\b"
+)
+_ACCOUNT_DESTINATION = re.compile(r"\b(?:to|into)\s+(?:my\s+|the\s+)?$")
+_NAME_AFTER = re.compile(r"\b(?:at|from|with|to|on)\s+(?:the\s+|my\s+)?(?P<name>[^\W\d_][\w'&.-]*)")
+_NAME_BEFORE_ROWS = re.compile(
+    rf"\b(?:my|the|all|any)\s+(?P<name>[^\W\d_][\w'&.-]*)\s+{_TXN_MANY}\b"
+)
+_NAME_END_WORDS = (
+    "in on at of during for since between over under above below from to with and or by per "
+    "each vs versus compared last this that so did do i was were is are how what when my"
+)
+_NAME_END = frozenset(_NAME_END_WORDS.split())
+_NOT_NAME_WORDS = (
+    "least most all home work it them that those this these average end start beginning same "
+    "time times once online weekends weekend night different other each every any one top a "
+    "an me us you what which where date stores store places merchants shops everything "
+    "anything something things stuff purchases transactions payments spending expenses money "
+    "account accounts total recent latest newest oldest biggest largest smallest last first big "
+    "small large foreign international pending recurring automatic debit credit cash atm fee "
+    "income outgoing incoming own new old monthly weekly daily yearly annual regular"
+)
+_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+_FOLLOW_START = re.compile(
+    r"^(?:and|also|what about|how about|what if|same|now|ok(?:ay)?|then|only|just|but|instead|"
+    r"plus)\b"
+)
+_ANAPHORA = re.compile(r"\b(?:those|them|these|it|that|same)\b")
+_NARROW = re.compile(r"\b(?:only|just)\b")
+_LIST_FOLLOW = re.compile(
+    r"\b(?:list|itemi[sz]e|show|see|display|pull up|give me|which ones|details)\b"
+)
+_CHART_FOLLOW = re.compile(r"\b(?:charts?|graph|plot|visuali[sz]e|over time|trend)\b")
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What one question says, before it is shaped into a plan."""
+
+    question: str
+    text: str  # normalised
+    rest: str  # normalised, with dates, amounts and account numbers blanked
+    dates: DateRange | None
+    amounts: AmountBounds | None
+    accounts: list[str]
+    categories: list[str]
+    merchants: list[str]
+    unknown_name: str | None
+    direction: Direction | None
+
+    def has(self, pattern: re.Pattern[str]) -> bool:
+        return pattern.search(self.rest) is not None
+
+    @property
+    def interval(self) -> Interval | None:
+        return next((iv for iv, pattern in _INTERVALS if self.has(pattern)), None)
+
+    @property
+    def group_by(self) -> GroupBy | None:
+        found = next((group for group, pattern in _GROUPS if self.has(pattern)), None)
+        return found or (GroupBy.category if self.has(_BREAKDOWN) else None)
+
+    @property
+    def limit(self) -> int | None:
+        for pattern in _LIMITS:
+            for match in pattern.finditer(self.rest):
+                n = parse_count(match.group("n"))
+                if n:
+                    return min(n, MAX_LIMIT)
+        return None
+
+    @property
+    def sort(self) -> SortOrder | None:
+        if self.has(_LARGEST):
+            return SortOrder.largest
+        if self.has(_SMALLEST):
+            return SortOrder.smallest
+        if self.has(_OLDEST):
+            return SortOrder.oldest
+        return None
+
+    @property
+    def metric(self) -> Metric | None:
+        if self.has(_COUNT):
+            return Metric.count
+        if self.has(_AVERAGE):
+            return Metric.avg
+        extreme = _SINGLE_EXTREME.search(self.rest)
+        if extreme is None:
+            return None
+        sup = extreme.group("sup")
+        return Metric.min if sup and re.fullmatch(_SUPER_MIN, sup) else Metric.max
+
+    @property
+    def subject(self) -> bool:
+        """Names something to compute over: a value, a direction, dates, amounts or rows."""
+        return bool(
+            self.accounts
+            or self.categories
+            or self.merchants
+            or self.direction
+            or self.dates
+            or self.amounts
+            or self.has(_TXN_NOUN)
+        )
+
+    @property
+    def is_text_qa(self) -> bool:
+        """About statement text or terms ("What is the overdraft fee?"), not own activity."""
+        if self.has(_BALANCE):
+            return True
+        if self.has(_PERSONAL):
+            return False
+        if self.has(_POLICY):
+            return True
+        if self.is_listing:
+            return False
+        return bool(_QUESTION_FORM.search(self.rest.strip())) and self.has(_FEE_TERMS)
+
+    @property
+    def is_listing(self) -> bool:
+        if self.has(_AGGREGATE) or self.has(_TREND) or self.group_by or self.interval:
+            return False
+        if self.has(_LIST_STRONG):
+            return True
+        if self.has(_TXN_ROWS) and not self.has(_AMOUNT_TALK):  # "Purchases at Target in May"
+            return True
+        # One row named with a list verb or a count: "every Uber ride", "the 3 smallest".
+        return self.has(_TXN_NOUN) and (self.has(_LIST_VERB) or self.limit is not None)
+
+
+class OfflineRouter:
+    """Routes questions to IntentPlans with rules and the indexed vocabulary; deterministic."""
+
+    def __init__(self, vocabulary: Vocabulary) -> None:
+        self.vocabulary = vocabulary
+        self.matcher = VocabMatcher(vocabulary)
+        warm_up()
+
+    def route(self, question: str, as_of: date, previous: IntentPlan | None = None) -> IntentPlan:
+        reading = self._read(question, as_of)
+        if previous and previous.intent is not Intent.clarify and _is_follow_up(reading):
+            return _follow_up(reading, previous)
+        return self._standalone(reading)
+
+    def _read(self, question: str, as_of: date) -> _Reading:
+        text = normalize(question)
+        accounts: list[str] = []
+        spans: list[tuple[int, int]] = []
+        for match in _LAST4.finditer(text):
+            account = self.matcher.account_by_last4(match.group("last4") or match.group("masked"))
+            if account:
+                accounts.append(account)
+                spans.append(match.span())
+        rest = blank(text, spans)
+        dates = find_date_range(rest, as_of)
+        if dates:
+            rest = blank(rest, [dates.span])
+        amounts = find_amount_bounds(rest)
+        if amounts:
+            rest = blank(rest, amounts.spans)
+        direction = _direction(rest)
+        # "cash flow" is a direction, not the Cash category.
+        matches = self.matcher.find(blank(rest, [m.span() for m in _NET.finditer(rest)]))
+        categories = _values(m.values for m in matches if m.kind is Kind.category)
+        for match in matches:
+            if match.kind is not Kind.account:
+                continue
+            destination = _ACCOUNT_DESTINATION.search(rest[: match.span[0]])
+            if not (destination and TRANSFERS_CATEGORY in categories):
+                accounts.extend(match.values)
+        return _Reading(
+            question=question.strip(),
+            text=text,
+            rest=rest,
+            dates=dates,
+            amounts=amounts,
+            accounts=_values([accounts]),
+            categories=categories,
+            merchants=_values(m.values for m in matches if m.kind is Kind.merchant),
+            unknown_name=_unknown_name(rest, [m.span for m in matches]),
+            direction=direction,
+        )
+
+    def _standalone(self, r: _Reading) -> IntentPlan:
+        intent = _intent(r)
+        if intent is Intent.clarify:
+            return self._clarify(None)
+        if intent is Intent.text_qa:
+            return IntentPlan(
+                intent=intent,
+                text=r.question,
+                accounts=r.accounts,
+                date_from=r.dates.start if r.dates else None,
+                date_to=r.dates.end if r.dates else None,
+            )
+        if r.unknown_name and not r.merchants:
+            # Echo the name as the user wrote it, not in its normalised form.
+            written = re.search(re.escape(r.unknown_name), r.question, re.IGNORECASE)
+            return self._clarify(written.group() if written else r.unknown_name)
+        plan = _filters(r, intent)
+        if intent is Intent.listing:
+            singular = _SINGLE_EXTREME.search(r.rest) is not None
+            plan.sort = r.sort or SortOrder.newest
+            plan.limit = r.limit or (1 if singular else DEFAULT_LISTING_LIMIT)
+        elif intent is Intent.trend:
+            plan.interval = r.interval or Interval.month
+            plan.split_by_category = r.group_by is GroupBy.category
+            plan.metric = r.metric if r.metric in (Metric.count, Metric.avg) else Metric.sum
+        else:
+            plan.metric = r.metric or Metric.sum
+            plan.group_by = r.group_by or (GroupBy.month if r.interval is Interval.month else None)
+            if plan.group_by and r.limit:
+                plan.limit = r.limit
+        return IntentPlan.model_validate(plan.model_dump())
+
+    def _clarify(self, unknown_name: str | None) -> IntentPlan:
+        vocab = self.vocabulary
+        # Suggest an everyday spend category: Groceries when the user has it.
+        spend = [c for c in vocab.categories if c not in (INCOME_CATEGORY, TRANSFERS_CATEGORY)]
+        category = "Groceries" if "Groceries" in spend else (spend[0] if spend else None)
+        suggestions: list[str] = []
+        if unknown_name:
+            clarification = f"I couldn't find “{unknown_name}” among your merchants or categories."
+            nearest = self.matcher.closest_merchants(unknown_name)
+            suggestions += [f"How much did I spend at {m} last month?" for m in nearest]
+            suggestions.append("Show my spending by merchant this year")
+            if not nearest:
+                suggestions.append("List my 10 most recent transactions")
+        else:
+            clarification = "I couldn't tell what you'd like to know about your accounts."
+            if category:
+                suggestions.append(f"How much did I spend on {category} last month?")
+            suggestions.append("Show my monthly spending trend this year")
+            if vocab.accounts:
+                suggestions.append(
+                    f"List the 10 largest transactions on {vocab.accounts[0].account_name}"
+                )
+            suggestions.append("What is the overdraft fee?")
+        if category and len(suggestions) < 4:
+            suggestions.append(f"How much did I spend on {category} this year?")
+        return IntentPlan(
+            intent=Intent.clarify, clarification=clarification, suggestions=suggestions[:4]
+        )
+
+
+def _values(groups: Iterable[Iterable[str]]) -> list[str]:
+    """Flatten groups of values, keeping first-seen order and dropping repeats."""
+    return list(dict.fromkeys(value for values in groups for value in values))
+
+
+def _direction(rest: str) -> Direction | None:
+    if _NET.search(rest):
+        return Direction.net
+    money_in, money_out = _IN.search(rest), _OUT.search(rest)
+    if money_in and money_out:
+        return Direction.net
+    if money_in:
+        return Direction.in_
+    return Direction.out if money_out else None
+
+
+def _unknown_name(rest: str, known: list[tuple[int, int]]) -> str | None:
+    """A name that overlaps no vocabulary match: after "at/from/with/to/on" or before "payments"."""
+
+    def unknown(start: int, end: int) -> bool:
+        return not any(s < end and start < e for s, e in known)
+
+    for match in _NAME_BEFORE_ROWS.finditer(rest):
+        if match.group("name") not in _NOT_NAMES and unknown(*match.span("name")):
+            return match.group("name")
+    for match in _NAME_AFTER.finditer(rest):
+        start = match.start("name")
+        # The name ends at punctuation, at a blanked-out date or amount, or at a linking word.
+        segment = re.split(r"[?!,;:]|\s{2,}|\.(?:\s|$)", rest[start:], maxsplit=1)[0]
+        words: list[str] = []
+        for word in segment.split()[:5]:
+            if word in _NAME_END:
+                break
+            words.append(word)
+        name = " ".join(words)
+        if not all(w in _NOT_NAMES for w in words) and unknown(start, start + len(name)):
+            return name
+    return None
+
+
+def _intent(r: _Reading) -> Intent:
+    if "كم" in r.text:
+        return Intent.aggregate
+    if r.is_text_qa:
+        return Intent.text_qa
+    if r.has(_TREND) and r.subject:
+        return Intent.trend
+    if r.is_listing:
+        return Intent.listing
+    interval = r.interval
+    if interval and (interval is not Interval.month or not r.has(_AGGREGATE)):
+        return Intent.trend
+    if r.subject and (r.has(_AGGREGATE) or r.direction or r.categories or r.merchants):
+        return Intent.aggregate
+    if r.subject and r.group_by:
+        return Intent.aggregate
+    if r.accounts and _QUESTION_FORM.search(r.rest.strip()):
+        return Intent.text_qa  # about an account but not its money: its terms ("Can it ...?")
+    return Intent.clarify
+
+
+def _filters(r: _Reading, intent: Intent) -> IntentPlan:
+    """The plan's filters; direction falls back on what the question names."""
+    direction = r.direction
+    if direction is None:
+        if r.categories and set(r.categories) <= {INCOME_CATEGORY}:
+            direction = Direction.in_
+        elif intent is Intent.listing or r.has(_TRANSACTIONS):
+            direction = Direction.any
+        else:
+            direction = Direction.out
+    return IntentPlan(
+        intent=intent,
+        date_from=r.dates.start if r.dates else None,
+        date_to=r.dates.end if r.dates else None,
+        accounts=r.accounts,
+        categories=r.categories,
+        merchants=r.merchants,
+        direction=direction,
+        min_amount=r.amounts.min_amount if r.amounts else None,
+        max_amount=r.amounts.max_amount if r.amounts else None,
+    )
+
+
+def _is_follow_up(r: _Reading) -> bool:
+    if _FOLLOW_START.search(r.rest.strip()) or r.has(_ANAPHORA):
+        return True
+    own_intent = r.is_text_qa or r.has(_AGGREGATE) or r.has(_LIST_STRONG) or r.has(_TREND)
+    return not (own_intent and r.subject)
+
+
+def _follow_up(r: _Reading, previous: IntentPlan) -> IntentPlan:
+    """The previous plan with what the follow-up changes: dates, filters, shape."""
+    plan = previous.model_copy(deep=True)
+    if r.dates:
+        plan.date_from, plan.date_to = r.dates.start, r.dates.end
+    if r.amounts:
+        low, high = r.amounts.min_amount, r.amounts.max_amount
+        if low is not None:
+            plan.min_amount = low
+            if high is None and plan.max_amount is not None and plan.max_amount < low:
+                plan.max_amount = None
+        if high is not None:
+            plan.max_amount = high
+            if low is None and plan.min_amount is not None and plan.min_amount > high:
+                plan.min_amount = None
+    if r.accounts:
+        plan.accounts = r.accounts
+    if r.categories or r.merchants:
+        narrow = r.has(_NARROW)
+        if r.categories or not narrow:
+            plan.categories = r.categories
+        if r.merchants or not narrow:
+            plan.merchants = r.merchants
+    if r.direction:
+        plan.direction = r.direction
+    if plan.intent is Intent.text_qa:
+        return IntentPlan.model_validate(plan.model_dump())
+    if r.metric:
+        plan.metric = r.metric
+    _reshape(r, plan)
+    return IntentPlan.model_validate(plan.model_dump())
+
+
+def _reshape(r: _Reading, plan: IntentPlan) -> None:
+    """Turn the plan into the trend, listing or grouped aggregate a follow-up asks for."""
+    interval, group_by = r.interval, r.group_by
+    if r.has(_CHART_FOLLOW) or (interval and interval is not Interval.month):
+        kept = plan.interval if plan.intent is Intent.trend else Interval.month
+        plan.intent, plan.interval = Intent.trend, interval or kept
+        plan.split_by_category = plan.split_by_category or group_by is GroupBy.category
+        plan.group_by = None
+    elif interval is Interval.month and plan.intent is Intent.trend:
+        plan.interval = interval
+    elif group_by or interval:
+        if plan.intent is Intent.trend and group_by is GroupBy.category:
+            plan.split_by_category = True
+        else:
+            plan.intent = Intent.aggregate
+            plan.group_by = group_by or GroupBy.month
+    elif r.has(_LIST_FOLLOW) and plan.intent is not Intent.listing:
+        plan.intent = Intent.listing
+        plan.sort = r.sort or SortOrder.newest
+        plan.limit = r.limit or DEFAULT_LISTING_LIMIT
+        plan.group_by, plan.metric, plan.split_by_category = None, Metric.sum, False
+    elif plan.intent is Intent.listing and (r.sort or r.limit):
+        plan.sort = r.sort or plan.sort
+        plan.limit = r.limit or plan.limit
+    elif r.metric and plan.intent is Intent.listing:
+        plan.intent = Intent.aggregate

@@ -1,0 +1,240 @@
+"""Match words of a question to the merchants, categories and accounts actually indexed.
+
+Every vocabulary value gets a few aliases (its full name, the name without "The" or a generic
+tail such as "Market" or "Airlines", the distinctive words of an account name, the bank name)
+plus a small explicit synonyms table for categories. Aliases and question n-grams are compared
+with spaces and punctuation squashed out, so "wholefoods", "Whole Foods" and "trader joes" all
+hit; typos are caught by ``rapidfuzz`` with a length-dependent cut-off. Matches always carry the
+canonical, indexed spelling.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from enum import StrEnum
+
+from rapidfuzz import fuzz, process, utils
+
+from elastic.results import Vocabulary
+
+# Written as users say them; only targets present in the vocabulary are used.
+CATEGORY_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "grocery": ("Groceries",),
+    "groceries": ("Groceries",),
+    "supermarket": ("Groceries",),
+    "البقالة": ("Groceries",),
+    "restaurant": ("Dining",),
+    "restaurants": ("Dining",),
+    "eating out": ("Dining",),
+    "dining out": ("Dining",),
+    "takeout": ("Dining",),
+    "المطاعم": ("Dining",),
+    "food": ("Groceries", "Dining"),
+    "rent": ("Housing",),
+    "mortgage": ("Housing",),
+    "gas": ("Transportation",),
+    "fuel": ("Transportation",),
+    "transport": ("Transportation",),
+    "flight": ("Travel",),
+    "flights": ("Travel",),
+    "airfare": ("Travel",),
+    "hotel": ("Travel",),
+    "hotels": ("Travel",),
+    "utility": ("Utilities",),
+    "electric": ("Utilities",),
+    "electricity": ("Utilities",),
+    "internet": ("Utilities",),
+    "fee": ("Fees",),
+    "bank fees": ("Fees",),
+    "streaming": ("Subscriptions",),
+    "salary": ("Income",),
+    "paycheck": ("Income",),
+    "paychecks": ("Income",),
+    "payroll": ("Income",),
+    "wages": ("Income",),
+    "transfer": ("Transfers",),
+    "transferred": ("Transfers",),
+    "medical": ("Health",),
+    "pharmacy": ("Health",),
+    "movies": ("Entertainment",),
+    "concerts": ("Entertainment",),
+    "tuition": ("Education",),
+    "courses": ("Education",),
+    "clothes": ("Shopping",),
+}
+# Category names that are direction words in questions ("income" = money in, DESIGN.md).
+_NOT_CATEGORY_ALIASES = {"income"}
+# Generic tails dropped to make a shorter merchant alias ("Whole Foods Market" -> "whole foods").
+_GENERIC_TAILS = {
+    "market",
+    "markets",
+    "pharmacy",
+    "theatres",
+    "theaters",
+    "apartments",
+    "airlines",
+    "air lines",
+    "inc",
+    "llc",
+    "co",
+    "store",
+    "group",
+    "gym",
+    "fiber",
+}
+# Account-name words too generic to name one account on their own.
+_GENERIC_ACCOUNT_WORDS = {"account", "bank", "my", "the", "card", "credit", "debit"}
+_KIND_ALIASES = {
+    "checking": ("checking account", "chequing", "debit card", "current account"),
+    "saving": ("savings account", "saving", "savings"),
+    "card": ("card", "credit card", "visa", "mastercard"),
+}
+# Words that may sit inside a name but never start or end a matched phrase.
+_EDGE_WORDS = (
+    "a an and or the my our your of for in on at to from with by per all any each every i me "
+    "did do does how much many what was were is are have has had spend spent spending show list "
+    "total over under last this"
+)
+_EDGE_STOPWORDS = frozenset(_EDGE_WORDS.split())
+_TOKEN = re.compile(r"[^\W_]+(?:['&.-][^\W_]+)*")
+_MAX_NGRAM = 4
+
+
+class Kind(StrEnum):
+    merchant = "merchant"
+    category = "category"
+    account = "account"
+
+
+@dataclass(frozen=True)
+class VocabMatch:
+    kind: Kind
+    values: tuple[str, ...]  # canonical spellings; one alias may name several accounts
+    span: tuple[int, int]
+    score: float
+
+
+def squash(text: str) -> str:
+    """Lower-case letters and digits only: "Trader Joe's" -> "traderjoes"."""
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def _cutoff(key: str) -> float | None:
+    """Short words must match exactly; longer ones may carry a typo or two."""
+    if len(key) < 5:
+        return None
+    return 88.0 if len(key) < 7 else 84.0
+
+
+class VocabMatcher:
+    """Finds vocabulary values in a normalised question; built once per vocabulary."""
+
+    def __init__(self, vocabulary: Vocabulary) -> None:
+        self.vocabulary = vocabulary
+        self._aliases: dict[str, dict[Kind, set[str]]] = defaultdict(lambda: defaultdict(set))
+        bank_names = {squash(account.bank_name) for account in vocabulary.accounts}
+        for merchant in vocabulary.merchants:
+            if squash(merchant) not in bank_names:  # a bank as payee means its accounts
+                for alias in _merchant_aliases(merchant):
+                    self._add(alias, Kind.merchant, merchant)
+        for category in vocabulary.categories:
+            if category.casefold() not in _NOT_CATEGORY_ALIASES:
+                self._add(category, Kind.category, category)
+        for word, targets in CATEGORY_SYNONYMS.items():
+            for target in targets:
+                if target in vocabulary.categories:
+                    self._add(word, Kind.category, target)
+        for account in vocabulary.accounts:
+            for alias in _account_aliases(account.account_name, account.bank_name):
+                self._add(alias, Kind.account, account.account_name)
+        self._keys = list(self._aliases)
+
+    def _add(self, alias: str, kind: Kind, value: str) -> None:
+        key = squash(alias)
+        if key:
+            self._aliases[key][kind].add(value)
+
+    def find(self, text: str) -> list[VocabMatch]:
+        """Non-overlapping matches, best first by score then length, in text order."""
+        tokens = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+        candidates: list[tuple[float, int, VocabMatch]] = []
+        for size in range(1, _MAX_NGRAM + 1):
+            for i in range(len(tokens) - size + 1):
+                window = tokens[i : i + size]
+                words = [word for word, _, _ in window]
+                if words[0] in _EDGE_STOPWORDS or words[-1] in _EDGE_STOPWORDS:
+                    continue
+                if any(word.isdigit() for word in words):
+                    continue
+                span = (window[0][1], window[-1][2])
+                candidates.extend(
+                    (m.score, size, m) for m in self._lookup(squash(" ".join(words)), span)
+                )
+        chosen: list[VocabMatch] = []
+        for _, _, match in sorted(candidates, key=lambda c: (-c[0], -c[1], c[2].span)):
+            if all(match.span[1] <= m.span[0] or m.span[1] <= match.span[0] for m in chosen):
+                chosen.append(match)
+        return sorted(chosen, key=lambda m: m.span)
+
+    def _lookup(self, key: str, span: tuple[int, int]) -> list[VocabMatch]:
+        score = 100.0
+        if key not in self._aliases:
+            cutoff = _cutoff(key)
+            if cutoff is None:
+                return []
+            best = process.extractOne(key, self._keys, scorer=fuzz.ratio, score_cutoff=cutoff)
+            if best is None:
+                return []
+            key, score = best[0], best[1]
+        return [
+            VocabMatch(kind, tuple(sorted(values)), span, score)
+            for kind, values in self._aliases[key].items()
+        ]
+
+    def account_by_last4(self, last4: str) -> str | None:
+        for account in self.vocabulary.accounts:
+            if account.last4 == last4:
+                return account.account_name
+        return None
+
+    def closest_merchants(self, name: str, limit: int = 2) -> list[str]:
+        """Indexed merchants that look like a misspelling of ``name``, best first; often none.
+
+        Partial matching finds "Starbucks" in "starbux coffee roasters"; very short names
+        ("ATM") are skipped because they partially match almost anything.
+        """
+        merchants = [m for m in self.vocabulary.merchants if len(m) >= 4]
+        found = process.extract(
+            name,
+            merchants,
+            scorer=fuzz.partial_ratio,
+            processor=utils.default_process,
+            score_cutoff=78,
+            limit=limit,
+        )
+        return [merchant for merchant, _, _ in found]
+
+
+def _merchant_aliases(merchant: str) -> set[str]:
+    name = merchant.casefold()
+    aliases = {name}
+    if name.startswith("the "):
+        name = name[4:]
+        aliases.add(name)
+    for tail in _GENERIC_TAILS:
+        if name.endswith(" " + tail):
+            aliases.add(name[: -len(tail) - 1])
+    return aliases
+
+
+def _account_aliases(account_name: str, bank_name: str) -> set[str]:
+    name = account_name.casefold()
+    aliases = {name, bank_name.casefold(), bank_name.casefold().removesuffix(" bank")}
+    words = name.split()  # "high-yield" stays one word: "high" alone names nothing
+    aliases.update(w for w in words if w not in _GENERIC_ACCOUNT_WORDS and len(w) >= 4)
+    for kind, extra in _KIND_ALIASES.items():
+        if kind in name:
+            aliases.update(extra)
+    return aliases

@@ -1,0 +1,328 @@
+"""The offline router against a labeled question set, plus focused tests of its parts."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from elastic.results import AccountInfo, Vocabulary
+from llm.date_phrases import find_date_range
+from llm.intent_plan import Direction, GroupBy, Intent, IntentPlan, Interval, Metric, SortOrder
+from llm.intent_router import OfflineRouter
+from llm.text_norm import normalize
+from scripts.sample_data import generate_sample
+
+LABELED = Path(__file__).parent / "data" / "labeled_questions.jsonl"
+AS_OF = date(2025, 7, 15)
+MIN_ACCURACY = 0.95
+
+
+def vocabulary_from_csv(path: Path) -> Vocabulary:
+    """What an index built from this transactions CSV would report as its vocabulary."""
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    accounts = frame.drop_duplicates("account_name")
+    dates = pd.to_datetime(frame["date"])
+    return Vocabulary(
+        merchants=sorted(set(frame["merchant"]) - {""}),
+        categories=sorted(set(frame["category"]) - {""}),
+        accounts=[
+            AccountInfo(row.account_name, row.bank_name, row.account_no[-4:])
+            for row in accounts.itertuples()
+        ],
+        first_date=dates.min().date(),
+        last_date=dates.max().date(),
+        currency=frame["currency"].iloc[0],
+    )
+
+
+@pytest.fixture(scope="module")
+def router(tmp_path_factory: pytest.TempPathFactory) -> OfflineRouter:
+    sample = generate_sample(tmp_path_factory.mktemp("sample"))
+    return OfflineRouter(vocabulary_from_csv(sample.transactions_csv))
+
+
+def _load_cases() -> list[dict[str, Any]]:
+    lines = LABELED.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def _route(router: OfflineRouter, case: dict[str, Any]) -> IntentPlan:
+    previous = case["previous"] and IntentPlan.model_validate(case["previous"])
+    return router.route(case["question"], date.fromisoformat(case["as_of"]), previous or None)
+
+
+def _same(field: str, expected: Any, got: Any) -> bool:
+    if field in ("min_amount", "max_amount"):
+        return (expected is None and got is None) or (
+            expected is not None and got is not None and Decimal(str(expected)) == Decimal(got)
+        )
+    if isinstance(expected, list):
+        return sorted(expected) == sorted(got)
+    return expected == got
+
+
+def _misses(plan: IntentPlan, expect: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    got = plan.model_dump(mode="json")
+    return {f: (v, got[f]) for f, v in expect.items() if not _same(f, v, got[f])}
+
+
+def test_labeled_questions_accuracy(router: OfflineRouter) -> None:
+    cases = _load_cases()
+    assert len(cases) >= 130
+    assert {case["expect"]["intent"] for case in cases} == {i.value for i in Intent}
+    assert any(case["previous"] for case in cases)
+    misses = []
+    for case in cases:
+        wrong = _misses(_route(router, case), case["expect"])
+        if wrong:
+            misses.append(f"{case['id']}: {case['question']!r} (expected, got): {wrong}")
+    accuracy = 1 - len(misses) / len(cases)
+    print(f"\nrouter accuracy {accuracy:.3f} ({len(cases) - len(misses)}/{len(cases)})")
+    print("\n".join(misses))
+    assert accuracy >= MIN_ACCURACY, "\n".join(misses)
+
+
+def test_every_intent_is_reached(router: OfflineRouter) -> None:
+    intents = {_route(router, case).intent for case in _load_cases()}
+    assert intents == set(Intent)
+
+
+def test_routing_is_fast_and_deterministic(router: OfflineRouter) -> None:
+    cases = _load_cases()
+    first = [_route(router, case) for case in cases]
+    start = time.perf_counter()
+    again = [_route(router, case) for case in cases]
+    per_question_ms = (time.perf_counter() - start) * 1000 / len(cases)
+    assert again == first
+    assert per_question_ms < 5, f"{per_question_ms:.2f} ms per question"
+
+
+# --- dates ----------------------------------------------------------------------------------
+
+
+def _dates(phrase: str, as_of: date = AS_OF) -> tuple[str | None, str | None]:
+    found = find_date_range(normalize(phrase), as_of)
+    assert found is not None, phrase
+    return (
+        found.start.isoformat() if found.start else None,
+        found.end.isoformat() if found.end else None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("phrase", "as_of", "expected"),
+    [
+        ("last month", date(2025, 1, 10), ("2024-12-01", "2024-12-31")),
+        ("last month", AS_OF, ("2025-06-01", "2025-06-30")),
+        ("last month", date(2024, 3, 31), ("2024-02-01", "2024-02-29")),
+        ("this month", AS_OF, ("2025-07-01", "2025-07-15")),
+        ("last quarter", date(2025, 2, 1), ("2024-10-01", "2024-12-31")),
+        ("last quarter", AS_OF, ("2025-04-01", "2025-06-30")),
+        ("this quarter", AS_OF, ("2025-07-01", "2025-07-15")),
+        ("Q1", AS_OF, ("2025-01-01", "2025-03-31")),
+        ("Q1 2024", AS_OF, ("2024-01-01", "2024-03-31")),
+        ("q4 of last year", AS_OF, ("2024-10-01", "2024-12-31")),
+        ("the 3rd quarter of 2024", AS_OF, ("2024-07-01", "2024-09-30")),
+        ("first half of 2025", AS_OF, ("2025-01-01", "2025-06-30")),
+        ("second half of 2024", AS_OF, ("2024-07-01", "2024-12-31")),
+        ("March 2025", AS_OF, ("2025-03-01", "2025-03-31")),
+        ("in March", AS_OF, ("2025-03-01", "2025-03-31")),
+        ("in March", date(2025, 2, 10), ("2024-03-01", "2024-03-31")),
+        ("in August", AS_OF, ("2024-08-01", "2024-08-31")),
+        ("since April 1", AS_OF, ("2025-04-01", "2025-07-15")),
+        ("since last month", AS_OF, ("2025-06-01", "2025-07-15")),
+        ("between January and April", AS_OF, ("2025-01-01", "2025-04-30")),
+        ("between November and February", date(2025, 3, 5), ("2024-11-01", "2025-02-28")),
+        ("from 2024-03-01 to 2024-05-15", AS_OF, ("2024-03-01", "2024-05-15")),
+        ("Jan-Mar 2024", AS_OF, ("2024-01-01", "2024-03-31")),
+        ("this year", AS_OF, ("2025-01-01", "2025-07-15")),
+        ("year to date", AS_OF, ("2025-01-01", "2025-07-15")),
+        ("last year", date(2025, 1, 1), ("2024-01-01", "2024-12-31")),
+        ("in 2024", AS_OF, ("2024-01-01", "2024-12-31")),
+        ("last 30 days", AS_OF, ("2025-06-16", "2025-07-15")),
+        ("last 3 months", AS_OF, ("2025-04-01", "2025-06-30")),
+        ("past three months", date(2025, 1, 20), ("2024-10-01", "2024-12-31")),
+        ("yesterday", date(2025, 1, 1), ("2024-12-31", "2024-12-31")),
+        ("last week", AS_OF, ("2025-07-07", "2025-07-13")),
+        ("last week", date(2025, 1, 2), ("2024-12-23", "2024-12-29")),
+        ("before March 2025", AS_OF, (None, "2025-02-28")),
+        ("on March 3rd, 2025", AS_OF, ("2025-03-03", "2025-03-03")),
+    ],
+)
+def test_date_phrases(phrase: str, as_of: date, expected: tuple[str | None, str | None]) -> None:
+    assert _dates(phrase, as_of) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["may I see my spending", "show my last 10 transactions", "over $2025", "top 5"]
+)
+def test_no_date_is_invented(text: str) -> None:
+    assert find_date_range(normalize(text), AS_OF) is None
+
+
+# --- digits, amounts, limits -------------------------------------------------------------
+
+
+def test_arabic_indic_digits_are_normalised() -> None:
+    assert normalize("في ٢٠٢٤ و ۲۰۲۵") == "في 2024 و 2025"
+
+
+def test_arabic_questions(router: OfflineRouter) -> None:
+    plan = router.route("كم أنفقت على البقالة في ٢٠٢٤؟", AS_OF)
+    assert plan.intent is Intent.aggregate
+    assert plan.direction is Direction.out
+    assert plan.categories == ["Groceries"]
+    assert (plan.date_from, plan.date_to) == (date(2024, 1, 1), date(2024, 12, 31))
+    plan = router.route("كم عدد المعاملات في الشهر الماضي؟", AS_OF)
+    assert plan.metric is Metric.count
+    assert (plan.date_from, plan.date_to) == (date(2025, 6, 1), date(2025, 6, 30))
+    plan = router.route("show my top ۵ purchases in ٢٠٢٤", AS_OF)
+    assert (plan.intent, plan.limit, plan.date_from) == (Intent.listing, 5, date(2024, 1, 1))
+
+
+@pytest.mark.parametrize(
+    ("question", "low", "high"),
+    [
+        ("purchases over $300", "300.01", None),
+        ("purchases of at least $300", "300", None),
+        ("purchases under $50", None, "49.99"),
+        ("purchases between $20 and $100", "20", "100"),
+        ("purchases of $1,250 or more", "1250", None),
+        ("purchases no more than 40 dollars", None, "40"),
+    ],
+)
+def test_amount_bounds(router: OfflineRouter, question: str, low: str, high: str) -> None:
+    plan = router.route(f"Show {question} in 2024", AS_OF)
+    assert plan.min_amount == (Decimal(low) if low else None)
+    assert plan.max_amount == (Decimal(high) if high else None)
+
+
+def test_counts_are_not_amounts(router: OfflineRouter) -> None:
+    plan = router.route("Which merchants had more than 5 transactions in 2024?", AS_OF)
+    assert plan.min_amount is None
+
+
+@pytest.mark.parametrize(
+    ("question", "limit", "sort"),
+    [
+        ("Show the five largest card payments in March", 5, SortOrder.largest),
+        ("last 10 transactions", 10, SortOrder.newest),
+        ("top twenty purchases this year", 20, SortOrder.largest),
+        ("the 3 smallest Starbucks charges", 3, SortOrder.smallest),
+        ("list my transactions", 20, SortOrder.newest),
+    ],
+)
+def test_listing_limits(router: OfflineRouter, question: str, limit: int, sort: SortOrder) -> None:
+    plan = router.route(question, AS_OF)
+    assert (plan.intent, plan.limit, plan.sort) == (Intent.listing, limit, sort)
+
+
+# --- vocabulary matching --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("words", "field", "value"),
+    [
+        ("Starbuks", "merchants", "Starbucks"),
+        ("wholefoods", "merchants", "Whole Foods Market"),
+        ("whole foods", "merchants", "Whole Foods Market"),
+        ("trader joes", "merchants", "Trader Joe's"),
+        ("TRADER JOE'S", "merchants", "Trader Joe's"),
+        ("Chipolte", "merchants", "Chipotle"),
+        ("capital grille", "merchants", "The Capital Grille"),
+        ("groceries", "categories", "Groceries"),
+        ("grocery", "categories", "Groceries"),
+        ("restaurants", "categories", "Dining"),
+        ("eating out", "categories", "Dining"),
+        ("travel", "categories", "Travel"),
+        ("my platinum card", "accounts", "Platinum Card"),
+        ("Platinum", "accounts", "Platinum Card"),
+        ("my credit card", "accounts", "Platinum Card"),
+        ("checking", "accounts", "Everyday Checking"),
+        ("savings", "accounts", "High-Yield Savings"),
+        ("the card ending in 4321", "accounts", "Platinum Card"),
+    ],
+)
+def test_fuzzy_vocabulary(router: OfflineRouter, words: str, field: str, value: str) -> None:
+    plan = router.route(f"How much did I spend on {words} last month?", AS_OF)
+    assert getattr(plan, field) == [value]
+
+
+def test_numbers_and_dates_never_match_merchants(router: OfflineRouter) -> None:
+    plan = router.route("How much did I spend in March 2025 on 3 purchases over $20?", AS_OF)
+    assert (plan.merchants, plan.categories, plan.accounts) == ([], [], [])
+
+
+def test_transfer_destination_is_not_an_account_filter(router: OfflineRouter) -> None:
+    plan = router.route("How much did I transfer to savings in 2024?", AS_OF)
+    assert (plan.categories, plan.accounts) == (["Transfers"], [])
+    assert not plan.excludes_transfers
+
+
+# --- clarify ------------------------------------------------------------------------------
+
+
+def test_unknown_merchant_is_clarified_with_nearest_merchants(router: OfflineRouter) -> None:
+    plan = router.route("How much did I spend at Starbux Coffee Roasters Inc", AS_OF)
+    assert plan.intent is Intent.clarify
+    assert plan.clarification and "starbux coffee roasters inc" in plan.clarification.casefold()
+    assert 2 <= len(plan.suggestions) <= 4
+    assert "Starbucks" in plan.suggestions[0]
+
+
+@pytest.mark.parametrize("question", ["hello", "what's the weather", "Costco spending at Costco"])
+def test_suggestions_are_questions_that_route(router: OfflineRouter, question: str) -> None:
+    plan = router.route(question, AS_OF)
+    assert plan.intent is Intent.clarify
+    assert 2 <= len(plan.suggestions) <= 4
+    for suggestion in plan.suggestions:
+        assert router.route(suggestion, AS_OF).intent is not Intent.clarify, suggestion
+
+
+# --- follow-ups ---------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def groceries_june() -> IntentPlan:
+    return IntentPlan(
+        intent=Intent.aggregate,
+        categories=["Groceries"],
+        date_from=date(2025, 6, 1),
+        date_to=date(2025, 6, 30),
+    )
+
+
+def test_follow_up_replaces_dates(router: OfflineRouter, groceries_june: IntentPlan) -> None:
+    plan = router.route("and in March?", AS_OF, groceries_june)
+    assert plan == groceries_june.model_copy(
+        update={"date_from": date(2025, 3, 1), "date_to": date(2025, 3, 31)}
+    )
+
+
+def test_follow_up_shapes(router: OfflineRouter, groceries_june: IntentPlan) -> None:
+    chart = router.route("as a chart", AS_OF, groceries_june)
+    assert (chart.intent, chart.interval, chart.categories) == (
+        Intent.trend,
+        Interval.month,
+        ["Groceries"],
+    )
+    rows = router.route("list them", AS_OF, chart)
+    assert (rows.intent, rows.sort, rows.limit) == (Intent.listing, SortOrder.newest, 20)
+    assert (rows.date_from, rows.categories) == (date(2025, 6, 1), ["Groceries"])
+    grouped = router.route("by merchant", AS_OF, groceries_june)
+    assert (grouped.intent, grouped.group_by) == (Intent.aggregate, GroupBy.merchant)
+
+
+def test_standalone_question_ignores_previous(
+    router: OfflineRouter, groceries_june: IntentPlan
+) -> None:
+    plan = router.route("How much did I spend at Target in 2024?", AS_OF, groceries_june)
+    assert (plan.merchants, plan.categories) == (["Target"], [])
+    assert plan.date_from == date(2024, 1, 1)
