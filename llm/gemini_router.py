@@ -1,0 +1,130 @@
+"""Gemini routes questions to an IntentPlan, with the offline router as the fallback.
+
+Gemini answers in JSON constrained by a response schema derived from IntentPlan; the JSON is
+validated with the IntentPlan model itself. Any failure (network, HTTP error after retries,
+timeout, invalid JSON, an invalid plan, names the user's data does not have) falls back to
+the offline router's plan, with a warning in the log.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+from functools import cache
+from typing import Any, Literal
+
+from google import genai
+from google.genai import types
+
+from elastic.results import Vocabulary
+from llm.intent_plan import IntentPlan
+from llm.pipeline import Router
+from llm.prompts import ROUTER_INSTRUCTION, router_prompt
+from llm.vertex_chat import DEFAULT_BACKOFF_S, request_options
+from llm.vertex_client import make_client
+from settings import Settings
+
+log = logging.getLogger(__name__)
+
+# The subset of OpenAPI schema fields Vertex AI's responseSchema accepts, besides the structure
+# (properties, items, required, nullable, propertyOrdering) rebuilt below.
+_KEPT = ("description", "enum", "minimum", "maximum")
+
+
+def _vertex_schema(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """One node of pydantic's JSON schema in the form Vertex accepts: ``$ref`` inlined,
+    ``anyOf [X, null]`` as nullable X (the first alternative kept: NUMBER for a Decimal),
+    ``date`` strings described, titles, defaults and ``additionalProperties`` dropped."""
+    if "$ref" in node:  # the enum itself; its docstring is for developers, not for Gemini
+        target = defs[node["$ref"].rsplit("/", 1)[-1]]
+        node = {**{k: v for k, v in target.items() if k != "description"}, **node}
+    out: dict[str, Any] = {}
+    if options := node.get("anyOf"):
+        kept = [option for option in options if option.get("type") != "null"]
+        out = _vertex_schema(kept[0], defs)
+        if len(kept) < len(options):
+            out["nullable"] = True
+    if "type" in node:
+        out["type"] = node["type"].upper()
+    out.update({key: node[key] for key in _KEPT if key in node})
+    if node.get("format") == "date":
+        out["description"] = "a date, YYYY-MM-DD"
+    if "items" in node:
+        out["items"] = _vertex_schema(node["items"], defs)
+    if "properties" in node:
+        out["properties"] = {k: _vertex_schema(v, defs) for k, v in node["properties"].items()}
+        out["required"] = node.get("required", [])
+        out["property_ordering"] = list(node["properties"])
+    return out
+
+
+@cache
+def plan_schema() -> types.Schema:
+    """IntentPlan's response schema for Gemini on Vertex AI."""
+    source = IntentPlan.model_json_schema()
+    return types.Schema.model_validate(_vertex_schema(source, source.get("$defs", {})))
+
+
+def conform(plan: IntentPlan, vocabulary: Vocabulary) -> IntentPlan:
+    """The plan with names spelled as indexed; ``ValueError`` for names the data does not have."""
+    known = {
+        "accounts": [a.account_name for a in vocabulary.accounts],
+        "categories": vocabulary.categories,
+        "merchants": vocabulary.merchants,
+    }
+    update: dict[str, list[str]] = {}
+    for name, values in known.items():
+        spelling = {value.casefold(): value for value in values}
+        asked: list[str] = getattr(plan, name)
+        if unknown := [value for value in asked if value.casefold() not in spelling]:
+            raise ValueError(f"{name} not in the user's data: {unknown}")
+        update[name] = [spelling[value.casefold()] for value in asked]
+    return plan.model_copy(update=update)
+
+
+class GeminiRouter:
+    """Router protocol: Gemini first, ``fallback`` (any Router) whenever Gemini fails.
+
+    ``last_source`` says which one produced the last plan.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        fallback: Router,
+        vocabulary: Vocabulary,
+        client: genai.Client | None = None,
+        *,
+        backoff_s: float = DEFAULT_BACKOFF_S,
+    ) -> None:
+        self._client = client or make_client(settings)
+        self._model = settings.gemini_model
+        self._fallback = fallback
+        self._vocabulary = vocabulary
+        self._config = types.GenerateContentConfig(
+            system_instruction=ROUTER_INSTRUCTION,
+            response_mime_type="application/json",
+            response_schema=plan_schema(),
+            temperature=0,
+            http_options=request_options(settings, backoff_s),
+        )
+        self.last_source: Literal["gemini", "offline"] | None = None
+
+    def route(self, question: str, as_of: date, previous: IntentPlan | None = None) -> IntentPlan:
+        try:
+            plan = self._ask(question, as_of, previous)
+        except Exception as exc:  # any failure: the offline rules answer
+            log.warning("Gemini routing failed, using the offline router: %s", exc)
+            self.last_source = "offline"
+            return self._fallback.route(question, as_of, previous)
+        self.last_source = "gemini"
+        return plan
+
+    def _ask(self, question: str, as_of: date, previous: IntentPlan | None) -> IntentPlan:
+        response = self._client.models.generate_content(
+            model=self._model,
+            contents=router_prompt(question, as_of, self._vocabulary, previous),
+            config=self._config,
+        )
+        plan = IntentPlan.model_validate_json(response.text or "")
+        return conform(plan, self._vocabulary)

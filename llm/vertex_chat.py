@@ -1,0 +1,437 @@
+"""Gemini writes the answer's prose; every number in it is checked against the computed result.
+
+The deterministic answer is always the fallback: when Gemini fails, cites a source that does not
+exist, or writes a number, date or percentage that no computed value supports (within
+rounding), the user sees the deterministic answer and the mismatch is logged.
+
+Streaming (``GeminiComposer.stream``) verifies sentence by sentence *before* yielding, so no
+unverified text is ever shown. The UI consumes it like this::
+
+    stream = composer.stream(question, answer)
+    box = st.empty()
+    with box.container():
+        st.write_stream(stream)
+    if stream.replaced:  # Gemini went wrong after some verified sentences were shown
+        box.markdown(stream.answer.text)
+    answer = stream.answer  # final: Gemini's verified text, or the deterministic answer
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import date
+from decimal import Decimal
+from itertools import pairwise
+
+from google import genai
+from google.genai import types
+
+from elastic.results import AggregateResult, ListingResult, TextQAResult, TrendResult
+from llm.answer import Answer
+from llm.intent_plan import Intent, Metric
+from llm.prompts import COMPOSER_INSTRUCTION, composer_prompt, mask_account_numbers
+from llm.vertex_client import make_client
+from settings import Settings
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BACKOFF_S = 1.0
+RETRY_STATUS_CODES = [408, 429, 500, 502, 503, 504]
+
+
+def request_options(settings: Settings, backoff_s: float = DEFAULT_BACKOFF_S) -> types.HttpOptions:
+    """Per-request options: bounded retries with exponential backoff and jitter on 408, 429,
+    5xx, timeouts and connection errors (google-genai's own tenacity-based retry).
+
+    The client's timeout (``make_client``) applies to each attempt.
+    """
+    return types.HttpOptions(
+        retry_options=types.HttpRetryOptions(
+            attempts=settings.vertex_retries + 1,
+            initial_delay=backoff_s,
+            max_delay=backoff_s * 16,
+            jitter=backoff_s / 2,
+            http_status_codes=RETRY_STATUS_CODES,
+        )
+    )
+
+
+# --- what a text mentions: figures, days and months -------------------------------------------
+
+_MONTH_NAMES = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+_MONTH = (
+    r"(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+_NOT_FIGURES = re.compile(r"\[\d+\]|\*{3}\w{0,4}")  # citation markers, masked account numbers
+_ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH} (\d{{1,2}}),? (\d{{4}})\b")
+_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}}) {_MONTH},? (\d{{4}})\b")
+_MONTH_YEAR = re.compile(rf"\b{_MONTH},? (\d{{4}})\b")
+_MONTH_DAY = re.compile(rf"\b{_MONTH} (\d{{1,2}})\b")
+_FIGURE = re.compile(
+    r"(?<![\w.])[$€£]?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
+    r"(\s?(?:%|percent\b))?(?:\s?(k|thousand|million)\b)?",
+    re.IGNORECASE,
+)
+_SCALES = {"k": Decimal(1000), "thousand": Decimal(1000), "million": Decimal(1_000_000)}
+
+
+def _month(name: str) -> int:
+    return _MONTH_NAMES.index(name[:3]) + 1
+
+
+def _day(year: str, month: int, day: str) -> date | None:
+    try:
+        return date(int(year), month, int(day))
+    except ValueError:
+        return None  # "Feb 30, 2024" is a date no fact supports
+
+
+@dataclass(frozen=True)
+class Figure:
+    raw: str
+    value: Decimal  # as written, before the scale
+    decimals: int
+    scale: Decimal
+    percent: bool
+
+    def matches(self, candidates: Iterable[Decimal]) -> bool:
+        """Within rounding: a candidate rounded to the written precision gives the written value."""
+        half_unit = Decimal(1).scaleb(-self.decimals) / 2
+        return any(abs(abs(c) / self.scale - self.value) <= half_unit for c in candidates)
+
+
+@dataclass
+class Mentions:
+    figures: list[Figure] = field(default_factory=list)
+    days: list[tuple[str, date | None]] = field(default_factory=list)
+    months: list[tuple[str, tuple[int, int]]] = field(default_factory=list)  # (year, month)
+    month_days: list[tuple[str, tuple[int, int]]] = field(default_factory=list)  # (month, day)
+
+
+def mentions(text: str) -> Mentions:
+    """Every figure (with $, commas, %, k/thousand/million), day and month written in ``text``."""
+    found = Mentions()
+
+    def day(match: re.Match[str], year: int, month: int, dom: int) -> str:
+        found.days.append((match.group(), _day(match.group(year), month, match.group(dom))))
+        return " "
+
+    def month_year(match: re.Match[str]) -> str:
+        found.months.append((match.group(), (int(match.group(2)), _month(match.group(1)))))
+        return " "
+
+    def month_day(match: re.Match[str]) -> str:
+        found.month_days.append((match.group(), (_month(match.group(1)), int(match.group(2)))))
+        return " "
+
+    text = _NOT_FIGURES.sub(" ", text)
+    text = _ISO_DAY.sub(lambda m: day(m, 1, int(m[2]), 3), text)
+    text = _MONTH_DAY_YEAR.sub(lambda m: day(m, 3, _month(m[1]), 2), text)
+    text = _DAY_MONTH_YEAR.sub(lambda m: day(m, 3, _month(m[2]), 1), text)
+    text = _MONTH_YEAR.sub(month_year, text)
+    text = _MONTH_DAY.sub(month_day, text)
+    for match in _FIGURE.finditer(text):
+        whole, fraction, percent, scale = match.groups()
+        found.figures.append(
+            Figure(
+                raw=match.group().strip(),
+                value=Decimal(whole.replace(",", "") + (fraction or "")),
+                decimals=len(fraction) - 1 if fraction else 0,
+                scale=_SCALES[scale.lower()] if scale else Decimal(1),
+                percent=bool(percent),
+            )
+        )
+    return found
+
+
+# --- what an answer may state ------------------------------------------------------------------
+
+
+@dataclass
+class Facts:
+    """The values an answer may state: the result's numbers and those of the texts it was given."""
+
+    numbers: set[Decimal] = field(default_factory=set)
+    percents: set[Decimal] = field(default_factory=set)
+    days: set[date] = field(default_factory=set)
+    months: set[tuple[int, int]] = field(default_factory=set)
+    month_days: set[tuple[int, int]] = field(default_factory=set)
+
+    def add_numbers(self, *values: Decimal | int | None) -> None:
+        self.numbers.update(Decimal(v) for v in values if v is not None)
+
+    def add_days(self, *days: date | None) -> None:
+        for day in days:
+            if day is not None:
+                self.days.add(day)
+                self.month_days.add((day.month, day.day))
+                self.add_month(day.year, day.month)
+
+    def add_month(self, year: int, month: int) -> None:
+        self.months.add((year, month))
+        self.numbers.add(Decimal(year))  # "in 2024"
+
+    def add_text(self, text: str) -> None:
+        found = mentions(text)
+        for figure in found.figures:
+            (self.percents if figure.percent else self.numbers).add(figure.value * figure.scale)
+        self.add_days(*(day for _, day in found.days))
+        for _, (year, month) in found.months:
+            self.add_month(year, month)
+        self.month_days.update(month_day for _, month_day in found.month_days)
+
+    def problems(self, text: str) -> list[str]:
+        found = mentions(text)
+        bad = [
+            f.raw
+            for f in found.figures
+            if not f.matches(self.percents if f.percent else self.numbers)
+        ]
+        bad += [raw for raw, day in found.days if day not in self.days]
+        bad += [raw for raw, month in found.months if month not in self.months]
+        bad += [raw for raw, month_day in found.month_days if month_day not in self.month_days]
+        return [f"{raw!r} matches no computed value" for raw in bad]
+
+
+def _percent_changes(values: list[Decimal]) -> Iterator[Decimal]:
+    """Period over period, and first to last: what "up 12%" may refer to."""
+    pairs = [*pairwise(values), *([(values[0], values[-1])] if values else [])]
+    return (Decimal(100) * (new - old) / old for old, new in pairs if old)
+
+
+def facts_for(answer: Answer, passages: Iterable[str]) -> Facts:
+    """Everything computed for ``answer``, plus the figures of its text, sources and passages."""
+    facts = Facts()
+    plan, result = answer.plan, answer.result
+    facts.add_days(plan.date_from, plan.date_to)
+    facts.add_numbers(plan.min_amount, plan.max_amount)
+    if isinstance(result, AggregateResult):
+        facts.add_numbers(result.value, result.count, len(result.groups))
+        for group in result.groups:
+            facts.add_numbers(group.value, group.count)
+            if result.metric in (Metric.sum, Metric.count) and result.value and group.value:
+                facts.percents.add(Decimal(100) * group.value / result.value)  # share of total
+    elif isinstance(result, TrendResult):
+        for buckets in (result.series, *result.splits.values()):
+            values = [b.value for b in buckets]
+            facts.add_numbers(sum(values, Decimal(0)), sum(b.count for b in buckets), len(buckets))
+            facts.add_numbers(*values, *(b.count for b in buckets))
+            facts.add_days(*(b.period for b in buckets))
+            facts.percents.update(_percent_changes(values))
+    elif isinstance(result, ListingResult):
+        facts.add_numbers(plan.limit, result.total, len(result.rows))
+        for row in result.rows:
+            facts.add_numbers(row.amount, row.balance)
+            facts.add_days(row.date)
+    elif isinstance(result, TextQAResult):
+        for hit in result.hits:
+            facts.add_numbers(hit.page)
+            facts.add_days(hit.statement_from, hit.statement_to)
+    for citation in answer.citations:
+        facts.add_numbers(citation.page)
+        facts.add_text(citation.source)
+    for text in (answer.text, *passages):
+        facts.add_text(text)
+    return facts
+
+
+class Mismatch(ValueError):
+    """Gemini's text states something the computed answer does not support."""
+
+
+_MARKER = re.compile(r"\[(\d+)\]")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """One answer to rewrite: the prompt, and what the rewrite is checked against."""
+
+    answer: Answer
+    prompt: str
+    facts: Facts
+    known_accounts: tuple[str, ...]
+
+    @property
+    def rest(self) -> str:
+        """What stays deterministic: everything after the first paragraph (tables, notes)."""
+        _, separator, rest = self.answer.text.partition("\n\n")
+        return separator + rest
+
+    def clean(self, text: str) -> str:
+        return mask_account_numbers(text, self.known_accounts)
+
+    def problems(self, text: str) -> list[str]:
+        sources = {c.n for c in self.answer.citations}
+        cited = {int(n) for n in _MARKER.findall(text)}
+        unknown = [f"cites [{n}], which is not a source" for n in sorted(cited - sources)]
+        return unknown + self.facts.problems(text)
+
+    def finish(self, text: str) -> Answer:
+        """The answer with Gemini's text as its first paragraph, or ``Mismatch``."""
+        text = self.clean(text).strip()
+        problems = self.problems(text)
+        if not text:
+            problems.append("no text")
+        elif not _MARKER.search(text):
+            problems.append("cites no source")
+        if problems:
+            raise Mismatch("; ".join(problems))
+        return replace(self.answer, text=text + self.rest)
+
+
+def _log_rejected(exc: Exception) -> None:
+    log.warning("Gemini's text was not used, the computed answer is shown: %s", exc)
+
+
+# --- streaming ---------------------------------------------------------------------------------
+
+_SENTENCE_END = re.compile(r"(?<=[.!?:])(?=\s+[A-Z*_\[(\"'])|(?=\n)")
+
+
+def _sentences(chunks: Iterable[str]) -> Iterator[str]:
+    """Whole sentences as they arrive; the whitespace between two leads the later one, so the
+    pieces join to the stripped text."""
+    buffer = ""
+    for chunk in chunks:
+        buffer = (buffer + chunk) if buffer else chunk.lstrip()
+        ends = (m.start() for m in _SENTENCE_END.finditer(buffer))
+        cut = max((end for end in ends if buffer[:end].strip()), default=0)
+        if cut:
+            yield buffer[:cut]
+            buffer = buffer[cut:]
+    if buffer.strip():
+        yield buffer.rstrip()
+
+
+class AnswerStream:
+    """Verified pieces of an answer, for ``st.write_stream``; see the module docstring.
+
+    ``answer`` is final once the stream is exhausted: Gemini's text when every sentence checked
+    out, otherwise the deterministic answer. ``replaced`` is true when Gemini failed after some
+    verified pieces were shown, so the UI must replace them with ``answer.text``. When nothing
+    was shown yet, the deterministic text is streamed instead. Unless ``replaced``, the pieces
+    join to exactly ``answer.text``.
+    """
+
+    def __init__(
+        self, answer: Answer, draft: Draft | None, chunks: Callable[[Draft], Iterable[str]]
+    ) -> None:
+        self.answer = answer
+        self.replaced = False
+        self._pieces = self._run(draft, chunks)
+
+    def __iter__(self) -> Iterator[str]:
+        return self
+
+    def __next__(self) -> str:
+        return next(self._pieces)
+
+    def _run(self, draft: Draft | None, chunks: Callable[[Draft], Iterable[str]]) -> Iterator[str]:
+        if draft is None:
+            yield self.answer.text
+            return
+        shown: list[str] = []
+        try:
+            for sentence in _sentences(chunks(draft)):
+                piece = draft.clean(sentence)
+                if problems := draft.problems(piece):
+                    raise Mismatch("; ".join(problems))
+                shown.append(piece)
+                yield piece
+            final = draft.finish("".join(shown))
+        except Exception as exc:  # any failure: the deterministic answer stands
+            _log_rejected(exc)
+            self.replaced = bool(shown)
+            if not shown:
+                yield self.answer.text
+            return
+        self.answer = final
+        if draft.rest:
+            yield draft.rest
+
+
+# --- the composer ------------------------------------------------------------------------------
+
+
+def _passages(answer: Answer) -> dict[int, str]:
+    """The statement text behind each statement citation: the whole chunk when it is known."""
+    hits = answer.result.hits if isinstance(answer.result, TextQAResult) else []
+    passages: dict[int, str] = {}
+    for citation in answer.citations:
+        if citation.kind != "statement":
+            continue
+        quoted = citation.passage or ""
+        whole = (
+            h.text
+            for h in hits
+            if (h.statement_id, h.page) == (citation.statement_id, citation.page)
+            and quoted in h.text
+        )
+        if text := next(whole, quoted):
+            passages[citation.n] = text
+    return passages
+
+
+def _account_numbers(answer: Answer) -> tuple[str, ...]:
+    result = answer.result
+    if isinstance(result, ListingResult):
+        return tuple({row.account_no for row in result.rows})
+    if isinstance(result, TextQAResult):
+        return tuple({hit.account_no for hit in result.hits})
+    return ()
+
+
+class GeminiComposer:
+    """Composer protocol: Gemini words the answer; the computed numbers stay the authority."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        client: genai.Client | None = None,
+        *,
+        backoff_s: float = DEFAULT_BACKOFF_S,
+    ) -> None:
+        self._client = client or make_client(settings)
+        self._model = settings.gemini_model
+        self._config = types.GenerateContentConfig(
+            system_instruction=COMPOSER_INSTRUCTION,
+            temperature=0.2,
+            http_options=request_options(settings, backoff_s),
+        )
+
+    def draft(self, question: str, answer: Answer) -> Draft | None:
+        """What to ask Gemini for this answer; ``None`` when there is nothing to word."""
+        if answer.result is None or answer.intent is Intent.clarify or not answer.citations:
+            return None
+        passages = _passages(answer)
+        known = _account_numbers(answer)
+        prompt = composer_prompt(question, answer, passages, known)
+        return Draft(answer, prompt, facts_for(answer, passages.values()), known)
+
+    def compose(self, question: str, answer: Answer) -> Answer:
+        draft = self.draft(question, answer)
+        if draft is None:
+            return answer
+        try:
+            response = self._client.models.generate_content(
+                model=self._model, contents=draft.prompt, config=self._config
+            )
+            return draft.finish(response.text or "")
+        except Exception as exc:  # any failure: the deterministic answer stands
+            _log_rejected(exc)
+            return answer
+
+    def stream(self, question: str, answer: Answer) -> AnswerStream:
+        """The answer as verified pieces while Gemini writes it; see ``AnswerStream``."""
+        return AnswerStream(answer, self.draft(question, answer), self._text_chunks)
+
+    def _text_chunks(self, draft: Draft) -> Iterator[str]:
+        for chunk in self._client.models.generate_content_stream(
+            model=self._model, contents=draft.prompt, config=self._config
+        ):
+            yield chunk.text or ""
