@@ -19,9 +19,16 @@ from typing import Any
 import numpy as np
 
 from elastic.backend import EmbeddingMismatch, StatementInfo, WriteCounts
+from elastic.documents import (
+    DEFAULT_CURRENCY,
+    NO_VECTOR_NOTE,
+    TOP_HITS,
+    VECTOR_FAILED_NOTE,
+    VOCABULARY_SIZE,
+    hit_from_source,
+    transaction_from_source,
+)
 from elastic.embedded_sql import fold, fts_query, order_by, search_after, sort_values, where
-from elastic.es_backend import VOCABULARY_SIZE
-from elastic.executors import DEFAULT_CURRENCY, TOP_HITS, hit_from_source, transaction_from_source
 from elastic.query_builders import (
     CANDIDATES,
     GROUP_FIELDS,
@@ -57,8 +64,6 @@ log = logging.getLogger(__name__)
 
 DB_FILE = "finsync.sqlite3"
 # Same wording as executors.run_text_qa (which has no constants to import yet).
-NO_VECTOR_NOTE = "Semantic search is unavailable; keyword matches only."
-VECTOR_FAILED_NOTE = "Semantic search failed; these are keyword matches only."
 # Limits of the Elasticsearch requests in es_backend, mirrored so results match.
 STATEMENTS_SIZE = 10_000
 CHUNKS_SIZE = 1000

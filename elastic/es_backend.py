@@ -12,6 +12,7 @@ from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
 
 from elastic import executors
 from elastic.backend import BackendUnavailable, EmbeddingMismatch, StatementInfo, WriteCounts
+from elastic.documents import VOCABULARY_SIZE, hit_from_source
 from elastic.mappings import statements_mapping, transactions_mapping
 from elastic.records import StatementChunk, Transaction
 from elastic.results import (
@@ -27,7 +28,6 @@ from llm.intent_plan import IntentPlan
 from settings import Settings
 
 BULK_CHUNK = 500
-VOCABULARY_SIZE = 2000
 
 
 def make_client(settings: Settings) -> Elasticsearch:
@@ -107,7 +107,8 @@ class ElasticsearchBackend:
                     skipped += 1
                 else:
                     error = result.get("error", {})
-                    failed[result["_id"]] = str(error.get("reason", error))
+                    record_id = result["_id"].partition(":")[2]  # ids are "user:record"
+                    failed[record_id] = str(error.get("reason", error))
             self.es.indices.refresh(index=[self.tx_index, self.st_index])
         return WriteCounts(indexed, skipped, failed)
 
@@ -268,7 +269,7 @@ class ElasticsearchBackend:
         }
         with _reachable(self.url):
             hits = self.es.search(index=self.st_index, body=body)["hits"]["hits"]
-        return [executors.hit_from_source(h["_source"], 0.0) for h in hits]
+        return [hit_from_source(h["_source"], 0.0) for h in hits]
 
     def close(self) -> None:
         self.es.close()

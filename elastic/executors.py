@@ -9,24 +9,27 @@ from typing import Any
 import numpy as np
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
+from elastic.documents import (
+    DEFAULT_CURRENCY,
+    NO_VECTOR_NOTE,
+    TOP_HITS,
+    VECTOR_FAILED_NOTE,
+    hit_from_source,
+    transaction_from_source,
+)
 from elastic.query_builders import q_aggregate, q_listing, q_text_qa, q_trend
-from elastic.records import Transaction
 from elastic.results import (
     AggregateResult,
     CellStats,
     ListingResult,
-    StatementHit,
     TextQAResult,
     TrendResult,
-    cents_to_amount,
 )
 from elastic.rrf import reciprocal_rank_fusion
 from elastic.shaping import aggregate_result, currency_of, directed_stats, trend_result
 from llm.intent_plan import Direction, GroupBy, IntentPlan
 
 log = logging.getLogger(__name__)
-TOP_HITS = 5
-DEFAULT_CURRENCY = "USD"
 
 
 def _stats(direction: Direction, raw: dict[str, Any]) -> CellStats:
@@ -69,23 +72,6 @@ def run_trend(es: Elasticsearch, index: str, user_id: str, plan: IntentPlan) -> 
     return trend_result(plan, found, splits, _currencies(aggs))
 
 
-def transaction_from_source(src: dict[str, Any]) -> Transaction:
-    balance = src.get("balance_cents")
-    return Transaction(
-        transaction_id=src["transaction_id"],
-        date=date.fromisoformat(src["date"]),
-        description=src["description"],
-        amount=cents_to_amount(src["amount_cents"]),
-        currency=src["currency"],
-        category=src["category"],
-        merchant=src["merchant"],
-        account_no=src["account_no"],
-        account_name=src["account_name"],
-        bank_name=src["bank_name"],
-        balance=None if balance is None else cents_to_amount(balance),
-    )
-
-
 def run_listing(
     es: Elasticsearch,
     index: str,
@@ -101,22 +87,6 @@ def run_listing(
     return ListingResult(rows=rows, total=total, next_after=next_after)
 
 
-def hit_from_source(src: dict[str, Any], score: float) -> StatementHit:
-    return StatementHit(
-        statement_id=src["statement_id"],
-        page=int(src["page"]),
-        chunk=int(src["chunk"]),
-        score=score,
-        text=src["text"],
-        bank_name=src["bank_name"],
-        account_name=src["account_name"],
-        account_no=src["account_no"],
-        statement_from=date.fromisoformat(src["statement_from"]),
-        statement_to=date.fromisoformat(src["statement_to"]),
-        source_file=src["source_file"],
-    )
-
-
 def run_text_qa(
     es: Elasticsearch,
     index: str,
@@ -129,7 +99,7 @@ def run_text_qa(
     requests = q_text_qa(plan, user_id, vector)
     sources: dict[str, dict[str, Any]] = {}
     rankings: list[list[str]] = []
-    note = None if vector is not None else "Semantic search is unavailable; keyword matches only."
+    note = None if vector is not None else NO_VECTOR_NOTE
     for name, body in requests.items():
         try:
             hits = es.search(index=index, body=body)["hits"]["hits"]
@@ -137,7 +107,7 @@ def run_text_qa(
             if name == "bm25":
                 raise
             log.warning("kNN half of text search failed: %s", exc)
-            note = "Semantic search failed; these are keyword matches only."
+            note = VECTOR_FAILED_NOTE
             continue
         rankings.append([h["_id"] for h in hits])
         for h in hits:

@@ -245,14 +245,22 @@ def _best_passage(question: str, hit: StatementHit, embed: Embed | None) -> tupl
     return candidates[index], float(similarities[index])
 
 
+def _without_accounts(question: str, accounts: list[str]) -> str:
+    """The question minus the account it names: the account is already a filter, and its name
+    would otherwise pull sentences that merely mention the account above the actual answer."""
+    for name in accounts:
+        question = re.sub(re.escape(name), " ", question, flags=re.I)
+    return question
+
+
 def compose_text_qa(
     plan: IntentPlan, result: TextQAResult, embed: Embed | None
 ) -> tuple[str, list[Citation]]:
     """Quote the passage that best answers the question, from the best few hits."""
-    question = plan.text or ""
     if not result.hits:
         return "I could not find anything about that in your statements.", []
-    candidates = [(hit, *_best_passage(question, hit, embed)) for hit in result.hits[:3]]
+    question = _without_accounts(plan.text or "", plan.accounts)
+    candidates = [(hit, *_best_passage(question, hit, embed)) for hit in result.hits]
     hit, passage, similarity = max(candidates, key=lambda c: c[2])
     notes = f"\n\n_{result.note}_" if result.note else ""
     if similarity < RELEVANCE_FLOOR:

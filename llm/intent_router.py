@@ -503,7 +503,13 @@ def _filters(r: _Reading, intent: Intent) -> IntentPlan:
 def _is_follow_up(r: _Reading) -> bool:
     if _FOLLOW_START.search(r.rest.strip()) or r.has(_ANAPHORA):
         return True
-    own_intent = r.is_text_qa or r.has(_AGGREGATE) or r.has(_LIST_STRONG) or r.has(_TREND)
+    own_intent = (
+        r.is_text_qa
+        or r.has(_AGGREGATE)
+        or r.has(_LIST_STRONG)
+        or r.has(_TREND)
+        or r.interval is not None  # "monthly dining spending for 2025" is a question of its own
+    )
     return not (own_intent and r.subject)
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from elastic.backend import SearchBackend
+from elastic.embedded_backend import EmbeddedBackend
 from elastic.es_backend import ElasticsearchBackend
 from elastic.ingest import ingest_statements, ingest_transactions
 from elastic.records import IngestReport
@@ -100,3 +102,24 @@ def es_sample(
     yield backend
     backend.es.indices.delete(index=[backend.tx_index, backend.st_index], ignore_unavailable=True)
     backend.close()
+
+
+@pytest.fixture(scope="session")
+def embedded_sample(
+    sample_set: SampleSet, embedder: LocalEmbedder, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[EmbeddedBackend]:
+    """The sample set ingested once into a real SQLite file for the whole session."""
+    settings = Settings(data_dir=tmp_path_factory.mktemp("embedded-data"))
+    backend = EmbeddedBackend(settings)
+    backend.prepare(embedder.dims, embedder.model_name)
+    tx, st = ingest_sample(backend, sample_set, embedder, StatementStore(settings.statements_dir))
+    assert not tx.problems and not st.problems, (tx.problems, st.problems)
+    yield backend
+    backend.close()
+
+
+@pytest.fixture(scope="session", params=["embedded", "elasticsearch"])
+def sample_backend(request: pytest.FixtureRequest) -> SearchBackend:
+    """Each backend in turn, with the sample set ingested."""
+    fixture = "es_sample" if request.param == "elasticsearch" else "embedded_sample"
+    return request.getfixturevalue(fixture)

@@ -7,9 +7,11 @@ import pytest
 
 from elastic.backend import SearchBackend
 from llm.intent_plan import Intent, IntentPlan
+from llm.intent_router import OfflineRouter
 from scripts.sample_data import SampleSet
 from tests import pandas_reference as ref
 from tests.conftest import SAMPLE_USER
+from tests.labeled import load_cases, route_case
 from tests.plan_grid import grid
 
 PLANS = grid()
@@ -43,10 +45,23 @@ def check(backend: SearchBackend, frame: pd.DataFrame, plan: IntentPlan) -> None
         assert got.total == total, plan
 
 
-@pytest.mark.elasticsearch
 @pytest.mark.parametrize("index", range(len(PLANS)))
-def test_grid_plan_on_elasticsearch(es_sample, frame, index):
-    check(es_sample, frame, PLANS[index])
+def test_grid_plan(sample_backend: SearchBackend, frame: pd.DataFrame, index: int):
+    check(sample_backend, frame, PLANS[index])
+
+
+def test_labeled_questions_match_pandas(
+    sample_backend: SearchBackend, frame: pd.DataFrame, sample_set: SampleSet
+):
+    """Every aggregate, trend and listing question of the labeled set, answered exactly."""
+    router = OfflineRouter(sample_backend.vocabulary(SAMPLE_USER))
+    checked = 0
+    for case in load_cases():
+        plan = route_case(router, case)
+        if plan.intent in (Intent.aggregate, Intent.trend, Intent.listing):
+            check(sample_backend, frame, plan)
+            checked += 1
+    assert checked >= 250
 
 
 def test_grid_covers_every_intent():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from datetime import date
 from decimal import Decimal
@@ -17,9 +16,9 @@ from llm.date_phrases import find_date_range
 from llm.intent_plan import Direction, GroupBy, Intent, IntentPlan, Interval, Metric, SortOrder
 from llm.intent_router import OfflineRouter
 from llm.text_norm import normalize
-from scripts.sample_data import generate_sample
+from scripts.sample_data import SampleSet
+from tests.labeled import load_cases, route_case
 
-LABELED = Path(__file__).parent / "data" / "labeled_questions.jsonl"
 AS_OF = date(2025, 7, 15)
 MIN_ACCURACY = 0.95
 
@@ -43,19 +42,8 @@ def vocabulary_from_csv(path: Path) -> Vocabulary:
 
 
 @pytest.fixture(scope="module")
-def router(tmp_path_factory: pytest.TempPathFactory) -> OfflineRouter:
-    sample = generate_sample(tmp_path_factory.mktemp("sample"))
-    return OfflineRouter(vocabulary_from_csv(sample.transactions_csv))
-
-
-def _load_cases() -> list[dict[str, Any]]:
-    lines = LABELED.read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
-
-
-def _route(router: OfflineRouter, case: dict[str, Any]) -> IntentPlan:
-    previous = case["previous"] and IntentPlan.model_validate(case["previous"])
-    return router.route(case["question"], date.fromisoformat(case["as_of"]), previous or None)
+def router(sample_set: SampleSet) -> OfflineRouter:
+    return OfflineRouter(vocabulary_from_csv(sample_set.transactions_csv))
 
 
 def _same(field: str, expected: Any, got: Any) -> bool:
@@ -74,13 +62,13 @@ def _misses(plan: IntentPlan, expect: dict[str, Any]) -> dict[str, tuple[Any, An
 
 
 def test_labeled_questions_accuracy(router: OfflineRouter) -> None:
-    cases = _load_cases()
+    cases = load_cases()
     assert len(cases) >= 130
     assert {case["expect"]["intent"] for case in cases} == {i.value for i in Intent}
     assert any(case["previous"] for case in cases)
     misses = []
     for case in cases:
-        wrong = _misses(_route(router, case), case["expect"])
+        wrong = _misses(route_case(router, case), case["expect"])
         if wrong:
             misses.append(f"{case['id']}: {case['question']!r} (expected, got): {wrong}")
     accuracy = 1 - len(misses) / len(cases)
@@ -90,15 +78,15 @@ def test_labeled_questions_accuracy(router: OfflineRouter) -> None:
 
 
 def test_every_intent_is_reached(router: OfflineRouter) -> None:
-    intents = {_route(router, case).intent for case in _load_cases()}
+    intents = {route_case(router, case).intent for case in load_cases()}
     assert intents == set(Intent)
 
 
 def test_routing_is_fast_and_deterministic(router: OfflineRouter) -> None:
-    cases = _load_cases()
-    first = [_route(router, case) for case in cases]
+    cases = load_cases()
+    first = [route_case(router, case) for case in cases]
     start = time.perf_counter()
-    again = [_route(router, case) for case in cases]
+    again = [route_case(router, case) for case in cases]
     per_question_ms = (time.perf_counter() - start) * 1000 / len(cases)
     assert again == first
     assert per_question_ms < 5, f"{per_question_ms:.2f} ms per question"

@@ -6,41 +6,21 @@ from datetime import date
 
 import pytest
 
-from elastic.es_backend import ElasticsearchBackend
+from elastic.backend import SearchBackend
 from llm.answer_composer import compose
 from llm.embeddings import LocalEmbedder
 from llm.intent_plan import Intent, IntentPlan
 from llm.intent_router import OfflineRouter
 from llm.pipeline import ChatPipeline
 from tests.conftest import SAMPLE_USER
-
-pytestmark = pytest.mark.elasticsearch
+from tests.terms_facts import FACTS
 
 AS_OF = date(2025, 7, 15)
-# (question, account whose page must be cited, words the quoted passage must contain)
-FACTS = [
-    ("What is the overdraft fee on my checking account?", "Everyday Checking", "$35.00 per item"),
-    ("What is the monthly service fee on Everyday Checking?", "Everyday Checking", "$12.00"),
-    ("How much is the non-network ATM fee on checking?", "Everyday Checking", "$3.00"),
-    ("Is there a foreign transaction fee on my checking account?", "Everyday Checking", "3%"),
-    ("Can my savings account be overdrawn?", "High-Yield Savings", "cannot be overdrawn"),
-    ("How is interest calculated on my savings account?", "High-Yield Savings", "compounded daily"),
-    ("What is the APY on the High-Yield Savings account?", "High-Yield Savings", "4.10%"),
-    (
-        "What minimum balance avoids the savings monthly service fee?",
-        "High-Yield Savings",
-        "$300.00",
-    ),
-    ("What is the grace period on the Platinum Card?", "Platinum Card", "25 days"),
-    ("What is the purchase APR on my Platinum Card?", "Platinum Card", "24.99%"),
-    ("How is interest calculated on the Platinum Card?", "Platinum Card", "average daily balance"),
-    ("What is the foreign transaction fee on my credit card?", "Platinum Card", "3%"),
-]
 
 
 @pytest.fixture(scope="module")
-def pipeline(es_sample: ElasticsearchBackend, embedder: LocalEmbedder) -> ChatPipeline:
-    return ChatPipeline(es_sample, embedder, OfflineRouter)
+def pipeline(sample_backend: SearchBackend, embedder: LocalEmbedder) -> ChatPipeline:
+    return ChatPipeline(sample_backend, embedder, OfflineRouter)
 
 
 @pytest.mark.parametrize(("question", "account", "words"), FACTS)
@@ -60,12 +40,12 @@ def test_terms_fact_is_quoted_from_the_right_page(
 
 
 def test_unanswerable_question_says_so_and_offers_sources(
-    es_sample: ElasticsearchBackend, embedder: LocalEmbedder
+    sample_backend: SearchBackend, embedder: LocalEmbedder
 ):
     plan = IntentPlan(
         intent=Intent.text_qa, text="What did the branch manager say about mortgage refinancing?"
     )
-    result = es_sample.text_qa(SAMPLE_USER, plan, embedder.embed([plan.text])[0])
+    result = sample_backend.text_qa(SAMPLE_USER, plan, embedder.embed([plan.text])[0])
     text, citations = compose(plan, result, embedder.embed)
     assert "could not find" in text
     assert citations and all(c.kind == "statement" for c in citations)

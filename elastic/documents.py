@@ -1,0 +1,48 @@
+"""Stored documents ↔ records, and the constants both backends share."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from elastic.records import Transaction
+from elastic.results import StatementHit, cents_to_amount
+
+TOP_HITS = 5
+DEFAULT_CURRENCY = "USD"
+VOCABULARY_SIZE = 2000
+NO_VECTOR_NOTE = "Semantic search is unavailable; keyword matches only."
+VECTOR_FAILED_NOTE = "Semantic search failed; these are keyword matches only."
+
+
+def transaction_from_source(src: dict[str, Any]) -> Transaction:
+    balance = src.get("balance_cents")
+    return Transaction(
+        transaction_id=src["transaction_id"],
+        date=date.fromisoformat(src["date"]),
+        description=src["description"],
+        amount=cents_to_amount(src["amount_cents"]),
+        currency=src["currency"],
+        category=src["category"],
+        merchant=src["merchant"],
+        account_no=src["account_no"],
+        account_name=src["account_name"],
+        bank_name=src["bank_name"],
+        balance=None if balance is None else cents_to_amount(balance),
+    )
+
+
+def hit_from_source(src: dict[str, Any], score: float) -> StatementHit:
+    return StatementHit(
+        statement_id=src["statement_id"],
+        page=int(src["page"]),
+        chunk=int(src["chunk"]),
+        score=score,
+        text=src["text"],
+        bank_name=src["bank_name"],
+        account_name=src["account_name"],
+        account_no=src["account_no"],
+        statement_from=date.fromisoformat(src["statement_from"]),
+        statement_to=date.fromisoformat(src["statement_to"]),
+        source_file=src["source_file"],
+    )

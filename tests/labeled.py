@@ -1,0 +1,23 @@
+"""The labeled question set, shared by the routing, pandas and differential tests."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from llm.intent_plan import IntentPlan
+from llm.pipeline import Router
+
+LABELED = Path(__file__).parent / "data" / "labeled_questions.jsonl"
+
+
+def load_cases() -> list[dict[str, Any]]:
+    lines = LABELED.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def route_case(router: Router, case: dict[str, Any]) -> IntentPlan:
+    previous = case["previous"] and IntentPlan.model_validate(case["previous"])
+    return router.route(case["question"], date.fromisoformat(case["as_of"]), previous or None)

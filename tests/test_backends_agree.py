@@ -1,0 +1,88 @@
+"""Differential suite: the embedded backend and Elasticsearch agree on every labeled question."""
+
+from __future__ import annotations
+
+import pytest
+
+from elastic.embedded_backend import EmbeddedBackend
+from elastic.es_backend import ElasticsearchBackend
+from llm.embeddings import LocalEmbedder
+from llm.intent_executor import execute
+from llm.intent_plan import Intent, IntentPlan
+from llm.intent_router import OfflineRouter
+from tests.conftest import SAMPLE_USER
+from tests.labeled import load_cases, route_case
+
+pytestmark = pytest.mark.elasticsearch
+
+
+def test_vocabularies_agree(es_sample: ElasticsearchBackend, embedded_sample: EmbeddedBackend):
+    assert es_sample.vocabulary(SAMPLE_USER) == embedded_sample.vocabulary(SAMPLE_USER)
+
+
+def test_statement_browsing_agrees(
+    es_sample: ElasticsearchBackend, embedded_sample: EmbeddedBackend
+):
+    es_statements = es_sample.statements(SAMPLE_USER)
+    assert es_statements == embedded_sample.statements(SAMPLE_USER)
+    first = es_statements[0].statement_id
+    assert es_sample.statement_chunks(SAMPLE_USER, first) == embedded_sample.statement_chunks(
+        SAMPLE_USER, first
+    )
+
+
+def _plans(backend: ElasticsearchBackend) -> list[IntentPlan]:
+    router = OfflineRouter(backend.vocabulary(SAMPLE_USER))
+    return [route_case(router, case) for case in load_cases()]
+
+
+def test_every_labeled_plan_gives_identical_numbers_and_rows(
+    es_sample: ElasticsearchBackend, embedded_sample: EmbeddedBackend
+):
+    compared = 0
+    for plan in _plans(es_sample):
+        if plan.intent not in (Intent.aggregate, Intent.trend, Intent.listing):
+            continue
+        on_es = execute(es_sample, SAMPLE_USER, plan)
+        on_embedded = execute(embedded_sample, SAMPLE_USER, plan)
+        assert on_es == on_embedded, plan
+        compared += 1
+    assert compared >= 250
+
+
+def test_listing_pages_agree(es_sample: ElasticsearchBackend, embedded_sample: EmbeddedBackend):
+    plan = IntentPlan(intent=Intent.listing, direction="any", sort="largest", limit=25)
+    pages = {}
+    for name, backend in (("es", es_sample), ("embedded", embedded_sample)):
+        rows, after = [], None
+        while True:
+            page = backend.listing(SAMPLE_USER, plan, after)
+            rows += [r.transaction_id for r in page.rows]
+            if page.next_after is None:
+                break
+            after = page.next_after
+        pages[name] = rows
+    assert pages["es"] == pages["embedded"]
+    assert len(pages["es"]) == len(set(pages["es"])) == es_sample.listing(SAMPLE_USER, plan).total
+
+
+def test_text_search_overlap_is_reported(
+    es_sample: ElasticsearchBackend, embedded_sample: EmbeddedBackend, embedder: LocalEmbedder
+):
+    """Top-5 overlap is measured and reported (tests/test_text_qa.py checks, on both backends,
+    that each terms fact is quoted from the right account's page)."""
+    text_cases = [
+        case for case in load_cases() if case["expect"].get("intent") == Intent.text_qa.value
+    ]
+    overlaps = []
+    for case in text_cases:
+        plan = route_case(OfflineRouter(es_sample.vocabulary(SAMPLE_USER)), case)
+        if plan.intent is not Intent.text_qa:
+            continue
+        vector = embedder.embed([plan.text or ""])[0]
+        es_hits = {h.doc_id for h in es_sample.text_qa(SAMPLE_USER, plan, vector).hits}
+        embedded_hits = {h.doc_id for h in embedded_sample.text_qa(SAMPLE_USER, plan, vector).hits}
+        overlaps.append(len(es_hits & embedded_hits) / max(len(es_hits), 1))
+    mean = sum(overlaps) / len(overlaps)
+    print(f"\ntext_qa top-5 overlap over {len(overlaps)} questions: mean {mean:.2f}")
+    assert len(overlaps) >= 30
