@@ -74,7 +74,10 @@ class IntentPlan(BaseModel):
     direction: Direction = Direction.out
     min_amount: Decimal | None = Field(default=None, ge=0)
     max_amount: Decimal | None = Field(default=None, ge=0)
-    text: str | None = Field(default=None, description="free text: the question for text_qa")
+    text: str | None = Field(
+        default=None,
+        description="text_qa: the question; other intents: words the description must contain",
+    )
     metric: Metric = Metric.sum
     group_by: GroupBy | None = None
     interval: Interval = Interval.month

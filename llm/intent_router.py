@@ -68,6 +68,12 @@ _SINGLE_EXTREME = re.compile(
     r"(?!\s+categor)|\b(?:the most i(?:'ve| have)? (?:ever )?(?:spent|paid)|"
     r"in (?:one|a single) (?:go|purchase|transaction))\b"
 )
+FEES_CATEGORY = "Fees"
+_FEE_KIND = re.compile(
+    r"\b(?P<kind>overdraft|non-network atm|atm|foreign transaction|monthly service|service|"
+    r"late payment|late)\s+fees?\b"
+)
+_FEE_TEXT = {"monthly service": "service", "non-network atm": "atm", "late payment": "late"}
 _TREND = re.compile(
     r"\b(?:trend\w*|over time|(?:go|gone|going|went) (?:up|down)|increas\w*|decreas\w*|"
     r"charts?|graph|plot|visuali[sz]e|month over month|"
@@ -219,6 +225,7 @@ class _Reading:
     merchants: list[str]
     unknown_name: str | None
     direction: Direction | None
+    fee_kind: str | None  # "overdraft fee": narrows Fees to the rows whose description says so
 
     def has(self, pattern: re.Pattern[str]) -> bool:
         return pattern.search(self.rest) is not None
@@ -334,7 +341,13 @@ class OfflineRouter:
         direction = _direction(rest)
         # "cash flow" is a direction, not the Cash category.
         matches = self.matcher.find(blank(rest, [m.span() for m in _NET.finditer(rest)]))
+        fee = _FEE_KIND.search(rest)
+        fee_spans = [fee.span()] if fee else []
+        if fee:  # "ATM fees" are Fees rows, not spending at an ATM merchant
+            matches = [m for m in matches if m.span[1] <= fee.start() or m.span[0] >= fee.end()]
         categories = _values(m.values for m in matches if m.kind is Kind.category)
+        if fee and FEES_CATEGORY in self.vocabulary.categories and FEES_CATEGORY not in categories:
+            categories.append(FEES_CATEGORY)
         for match in matches:
             if match.kind is not Kind.account:
                 continue
@@ -350,8 +363,9 @@ class OfflineRouter:
             accounts=_values([accounts]),
             categories=categories,
             merchants=_values(m.values for m in matches if m.kind is Kind.merchant),
-            unknown_name=_unknown_name(rest, [m.span for m in matches]),
+            unknown_name=_unknown_name(rest, [m.span for m in matches] + fee_spans),
             direction=direction,
+            fee_kind=f"{_FEE_TEXT.get(fee.group('kind'), fee.group('kind'))} fee" if fee else None,
         )
 
     def _standalone(self, r: _Reading) -> IntentPlan:
@@ -497,6 +511,7 @@ def _filters(r: _Reading, intent: Intent) -> IntentPlan:
         direction=direction,
         min_amount=r.amounts.min_amount if r.amounts else None,
         max_amount=r.amounts.max_amount if r.amounts else None,
+        text=r.fee_kind,
     )
 
 
