@@ -1,0 +1,25 @@
+"""FinSync Chat, the Streamlit app: page wiring and sign-in only (``streamlit run app.py``)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.auth import account_menu, sign_in_page, signed_in
+from ui.pages.chat_page import chat_page
+from ui.pages.ingest_page import ingest_page
+from ui.pages.sources_page import sources_page
+from ui.styles import apply_styles
+
+st.set_page_config(page_title="FinSync Chat", page_icon=":material/account_balance:", layout="wide")
+apply_styles()
+
+if signed_in():
+    account_menu()
+    pages = [
+        st.Page(chat_page, title="Chat", icon=":material/chat:", url_path="chat", default=True),
+        st.Page(sources_page, title="Sources", icon=":material/folder_open:", url_path="sources"),
+        st.Page(ingest_page, title="Ingest", icon=":material/upload_file:", url_path="ingest"),
+    ]
+else:
+    pages = [st.Page(sign_in_page, title="Sign in", icon=":material/login:", url_path="sign-in")]
+st.navigation(pages).run()

@@ -1,0 +1,215 @@
+"""End to end in a real headless Chromium: the app served by ``streamlit run`` over the embedded
+store with the sample data. Every step saves a screenshot to ``test-artifacts/screenshots``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from llm.answer_composer import money
+from llm.embeddings import LocalEmbedder
+from scripts.sample_data import SampleSet
+from tests.app_server import (
+    ARTIFACTS,
+    UPLOAD_CSV,
+    AppServer,
+    copy_data_dir,
+    ingest_sample_into,
+    sample_transactions,
+    spent,
+    start_app,
+)
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = ARTIFACTS / "screenshots"
+ANSWER_TIMEOUT_MS = 180_000  # the first statement question loads the embedding model
+UI_TIMEOUT_MS = 30_000
+
+
+@pytest.fixture(scope="module")
+def server(
+    sample_set: SampleSet, embedder: LocalEmbedder, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[AppServer]:
+    """The app over a private copy of the ingested sample (the upload test adds to it)."""
+    ingested = ingest_sample_into(
+        tmp_path_factory.getbasetemp() / "ui-sample", sample_set, embedder
+    )
+    app = start_app(copy_data_dir(ingested, tmp_path_factory.mktemp("browser") / "data"))
+    try:
+        yield app
+    finally:
+        app.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert CHROMIUM.exists(), "install Debian's Chromium: apt-get install -y chromium"
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="module")
+def transactions(sample_set: SampleSet) -> pd.DataFrame:
+    return sample_transactions(sample_set)
+
+
+class Steps:
+    """Named steps of one test; each ends with a screenshot, passed or failed."""
+
+    def __init__(self, page: Page, test_name: str) -> None:
+        self.page = page
+        self.test_name = test_name
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    @contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        try:
+            yield
+        finally:
+            with suppress(PlaywrightTimeoutError):  # a failed step is still worth a picture
+                wait_until_idle(self.page)
+            path = SCREENSHOTS / f"{self.test_name}-{name}.png"
+            self.page.screenshot(path=str(path), full_page=True)
+
+
+@pytest.fixture
+def page(browser: Browser, server: AppServer) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1500})
+    chat = context.new_page()
+    chat.set_default_timeout(UI_TIMEOUT_MS)
+    chat.goto(server.url)
+    expect(chat.get_by_test_id("stChatInputTextArea")).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    try:
+        yield chat
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def steps(page: Page, request: pytest.FixtureRequest) -> Steps:
+    for old in SCREENSHOTS.glob(f"{request.node.name}-*.png"):
+        old.unlink()
+    return Steps(page, request.node.name)
+
+
+def wait_until_idle(page: Page) -> None:
+    """Until the script run is over, so no element of the previous run is still on screen."""
+    app = page.get_by_test_id("stApp")
+    expect(app).to_have_attribute("data-test-script-state", "notRunning")
+
+
+def answers_done(page: Page) -> Locator:
+    """The finished answers' progress labels ("Answered in 12 ms")."""
+    return page.get_by_text(re.compile(r"^Answered in"))
+
+
+def ask(page: Page, question: str) -> None:
+    """Send ``question`` and wait until its answer is complete."""
+    done = answers_done(page).count()
+    box = page.get_by_test_id("stChatInputTextArea")
+    box.fill(question)
+    box.press("Enter")
+    expect(answers_done(page)).to_have_count(done + 1, timeout=ANSWER_TIMEOUT_MS)
+    wait_until_idle(page)
+
+
+def last_answer(page: Page) -> Locator:
+    return page.get_by_test_id("stChatMessage").last
+
+
+def test_questions_of_each_intent(page: Page, steps: Steps, transactions: pd.DataFrame) -> None:
+    example = page.get_by_role("button", name="Show monthly grocery spending for 2024")
+    with steps.step("empty"):
+        expect(example).to_be_visible()
+
+    with steps.step("trend"):
+        example.click()
+        expect(answers_done(page)).to_have_count(1, timeout=ANSWER_TIMEOUT_MS)
+        chart = last_answer(page).locator(".js-plotly-plot")
+        expect(chart).to_be_visible()
+        expect(chart.locator(".gtitle")).to_contain_text("Monthly spending")
+
+    groceries, _ = spent(transactions, "2024-01-01", "2024-12-31", category="Groceries")
+    with steps.step("aggregate"):
+        ask(page, "How much did I spend on groceries in 2024?")
+        metric = last_answer(page).get_by_test_id("stMetricValue").first
+        expect(metric).to_have_text(money(groceries))
+
+    with steps.step("listing"):
+        ask(page, "List the five largest card payments in March 2025")
+        expect(last_answer(page).get_by_test_id("stDataFrame")).to_be_visible()
+        expect(last_answer(page)).to_contain_text("The 5 largest of")
+
+    with steps.step("text_qa"):
+        ask(page, "What is the overdraft fee on my checking account?")
+        expect(last_answer(page)).to_contain_text("Overdraft fee: $35.00")
+
+
+def test_citations_open_the_source_viewer(page: Page, steps: Steps) -> None:
+    with steps.step("answer"):
+        ask(page, "What is the overdraft fee on my checking account?")
+        chip = last_answer(page).locator(".fs-cite").first
+        expect(chip).to_have_text("1")
+
+    with steps.step("statement-viewer"):
+        chip.click()
+        viewer = page.get_by_role("dialog")
+        expect(viewer).to_contain_text("Statement page")
+        expect(viewer.get_by_test_id("stImage").locator("img")).to_be_visible()
+        expect(viewer.locator("mark")).to_contain_text("Overdraft fee: $35.00")
+        expect(viewer).to_contain_text("***8831")
+        expect(viewer).not_to_contain_text("4402718831")
+
+    with steps.step("transactions-viewer"):
+        page.keyboard.press("Escape")
+        expect(viewer).to_be_hidden()
+        ask(page, "How much did I spend on groceries in 2024?")
+        last_answer(page).locator(".fs-cite").first.click()
+        viewer = page.get_by_role("dialog")
+        expect(viewer).to_contain_text("Transactions behind the number")
+        expect(viewer.get_by_test_id("stDataFrame")).to_be_visible()
+
+
+def test_uploaded_csv_is_askable_in_the_chat(page: Page, steps: Steps, tmp_path: Path) -> None:
+    upload = tmp_path / "kites.csv"
+    upload.write_text(UPLOAD_CSV, encoding="utf-8")
+
+    with steps.step("uploaded"):
+        page.get_by_role("link", name="Ingest").click()
+        page.locator("input[type=file]").set_input_files(str(upload))
+        expect(page.get_by_text("kites.csv")).to_be_visible()
+
+    with steps.step("report"):
+        page.get_by_role("button", name=re.compile(r"^Ingest 1 file")).click()
+        report = page.get_by_test_id("stMainBlockContainer")
+        expect(report.get_by_text("Report")).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+        expect(report.get_by_test_id("stMetricValue").first).to_have_text("2")
+        expect(report).to_contain_text("line 4")
+
+    with steps.step("answer"):
+        page.get_by_role("link", name="Chat").click()
+        ask(page, "How much did I spend at Zephyr Kites in May 2025?")
+        expect(last_answer(page).get_by_test_id("stMetricValue").first).to_have_text("$200.00")

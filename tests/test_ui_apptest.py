@@ -1,0 +1,359 @@
+"""Component tests of the Streamlit app (``AppTest``) against a real embedded store holding the
+sample data: the numbers on screen are checked against the sample CSV computed independently."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from google.oauth2.credentials import Credentials
+from streamlit.testing.v1 import AppTest
+
+from elastic.results import Bucket, TrendResult
+from llm import vertex_client
+from llm.answer import Citation
+from llm.answer_composer import money
+from llm.embeddings import LocalEmbedder
+from llm.intent_plan import Direction, Intent, IntentPlan, Interval
+from llm.pipeline import ChatPipeline
+from scripts.sample_data import SampleSet
+from settings import Settings
+from tests.app_server import (
+    APP,
+    UPLOAD_CSV,
+    copy_data_dir,
+    free_port,
+    ingest_sample_into,
+    sample_transactions,
+    spent,
+)
+from tests.vertex_loopback import Reply, VertexLoopback
+from ui.answer_text import highlight_passage, link_citations, parse_citation_ref
+from ui.figures import trend_figure
+from ui.pages.chat_page import EXAMPLE_QUESTIONS
+from ui.redaction import hidden_spans, mask_numbers
+
+TIMEOUT_S = 180
+GROCERIES_2024 = {
+    "intent": "aggregate",
+    "date_from": "2024-01-01",
+    "date_to": "2024-12-31",
+    "categories": ["Groceries"],
+    "direction": "out",
+    "metric": "sum",
+}
+FULL_CHECKING_NUMBER = "4402718831"  # the sample checking account; only ***8831 may show
+
+
+@pytest.fixture(scope="module")
+def data_dir(
+    sample_set: SampleSet, embedder: LocalEmbedder, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    return ingest_sample_into(tmp_path_factory.getbasetemp() / "ui-sample", sample_set, embedder)
+
+
+@pytest.fixture(scope="module")
+def transactions(sample_set: SampleSet) -> pd.DataFrame:
+    return sample_transactions(sample_set)
+
+
+def use_data_dir(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
+    """The app reads its settings from the environment: this store, embedded, offline."""
+    for name in ("FINSYNC_ES_URL", "FINSYNC_GCP_PROJECT", "FINSYNC_USER", "FINSYNC_EMBEDDER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("FINSYNC_DATA_DIR", str(data_dir))
+
+
+def started(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.fixture
+def app(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    use_data_dir(monkeypatch, data_dir)
+    return started(AppTest.from_file(str(APP), default_timeout=TIMEOUT_S))
+
+
+def page(function_name: str, module: str) -> AppTest:
+    """One page on its own, as ``st.navigation`` would run it."""
+    script = f"from {module} import {function_name}\n{function_name}()"
+    return AppTest.from_string(script, default_timeout=TIMEOUT_S)
+
+
+def ask(at: AppTest, question: str) -> AppTest:
+    at.chat_input[0].set_value(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def answer_markdown(at: AppTest, turn: int) -> str:
+    """The answer text of chat turn ``turn`` (the markdown that carries the citation chips)."""
+    message = at.chat_message[2 * turn + 1]
+    texts = [m.value for m in message.markdown if "fs-cite" in m.value]
+    assert texts, [m.value for m in message.markdown]
+    return texts[0]
+
+
+def test_empty_chat_shows_example_questions(app: AppTest) -> None:
+    labels = [b.label for b in app.button if b.key and b.key.startswith("example-")]
+    assert labels == list(EXAMPLE_QUESTIONS)
+    assert not app.chat_message
+
+
+def test_sidebar_shows_active_backend_and_models(app: AppTest) -> None:
+    engine = " ".join(c.value for c in app.sidebar.caption)
+    assert "Embedded SQLite" in engine
+    assert "Offline rules" in engine
+    assert LocalEmbedder.model_name in engine
+    assert [b.label for b in app.sidebar.button] == ["Clear chat"]
+
+
+def test_aggregate_answer_has_metric_citation_and_rows_behind(
+    app: AppTest, transactions: pd.DataFrame
+) -> None:
+    total, count = spent(transactions, "2024-01-01", "2024-12-31", category="Groceries")
+    ask(app, "How much did I spend on groceries in 2024?")
+    text = answer_markdown(app, 0)
+    assert money(total).replace("$", "\\$") in text
+    assert 'data-fs-cite="0:1"' in text  # [1] became a clickable chip
+    assert [m.value for m in app.metric] == [money(total), f"{count:,}"]
+
+    app.button(key="cite-0-1").click().run()
+    rows = app.dataframe[-1].value  # the viewer dialog renders after the chat
+    assert len(rows) == count
+    assert set(rows["Category"]) == {"Groceries"}
+
+
+def test_trend_answer_draws_a_line_per_month(app: AppTest, transactions: pd.DataFrame) -> None:
+    total, _ = spent(transactions, "2024-01-01", "2024-12-31", category="Groceries")
+    ask(app, "Show monthly grocery spending for 2024")
+    charts = app.get("plotly_chart")
+    assert len(charts) == 1
+    figure = json.loads(charts[0].proto.spec)
+    (trace,) = figure["data"]
+    assert len(trace["x"]) == 12
+    assert Decimal(str(round(sum(trace["y"]), 2))) == total
+    assert "Monthly spending" in figure["layout"]["title"]["text"]
+
+
+def test_grouped_aggregate_has_chart_and_pie_toggle(app: AppTest) -> None:
+    ask(app, "How much did I spend in total in 2024 by category?")
+    assert len(app.get("plotly_chart")) == 1
+    app.toggle(key="turn-0-pie").set_value(True).run()
+    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    assert figure["data"][0]["type"] == "pie"
+
+
+def test_listing_is_a_sortable_table_with_masked_accounts(app: AppTest) -> None:
+    ask(app, "List the five largest card payments in March 2025")
+    (table,) = app.dataframe
+    frame = table.value
+    assert len(frame) == 5
+    assert list(frame["Amount"]) == sorted(frame["Amount"])  # largest money out first
+    assert all(account.endswith("***4321") for account in frame["Account"])
+    assert [b.label for b in app.download_button] == ["Download CSV"]
+
+
+def test_statement_citation_opens_the_page_with_the_passage_marked(app: AppTest) -> None:
+    ask(app, "What is the overdraft fee on my checking account?")
+    assert "$35.00" in answer_markdown(app, 0).replace("\\$", "$")
+    app.button(key="cite-0-1").click().run()
+    assert len(app.image) == 1, "the statement page is shown as an image"
+    page_text = " ".join(h.value for h in app.html)
+    assert '<mark id="fs-cited">Overdraft fee: $35.00' in page_text
+    header = " ".join(m.value for m in app.markdown)
+    assert "Everyday Checking \\*\\*\\*8831" in header
+    assert FULL_CHECKING_NUMBER not in header + page_text
+
+
+def test_sidebar_account_filter_scopes_every_question(
+    app: AppTest, transactions: pd.DataFrame
+) -> None:
+    total, _ = spent(transactions, "2024-01-01", "2024-12-31", account_name="Everyday Checking")
+    app.sidebar.multiselect(key="filter-accounts").select("Everyday Checking").run()
+    ask(app, "How much did I spend in 2024?")
+    assert app.metric[0].value == money(total)
+
+
+def test_follow_up_reuses_the_previous_plan(app: AppTest, transactions: pd.DataFrame) -> None:
+    ask(app, "How much did I spend on groceries in 2024?")
+    ask(app, "and in 2025?")
+    total, _ = spent(transactions, "2025-01-01", "2025-12-31", category="Groceries")
+    assert app.metric[-2].value == money(total)
+
+
+def test_clear_chat_empties_the_history(app: AppTest) -> None:
+    app.button(key="example-1").click().run()
+    assert len(app.chat_message) == 2
+    app.sidebar.button[0].click().run()
+    assert not app.chat_message
+    assert any(b.key == "example-0" for b in app.button)
+
+
+def test_a_failing_question_shows_an_error_and_keeps_the_chat(
+    app: AppTest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ask(app, "List the five largest card payments in March 2025")
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("backend exploded")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(ChatPipeline, "ask", broken)
+        ask(app, "How much did I spend on travel in 2024?")
+    assert len(app.chat_message) == 4
+    assert "something went wrong" in app.error[0].value
+    ask(app, "How much did I spend on travel in 2024?")
+    assert len(app.chat_message) == 6 and app.metric
+
+
+def test_an_unreachable_backend_shows_a_banner_not_a_crash(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_data_dir(monkeypatch, data_dir)
+    monkeypatch.setenv("FINSYNC_ES_URL", f"http://127.0.0.1:{free_port()}")  # nobody listens
+    at = started(AppTest.from_file(str(APP), default_timeout=TIMEOUT_S))
+    assert "cannot reach Elasticsearch" in at.error[0].value
+    assert not at.chat_input
+
+
+def test_sources_page_lists_statements_and_pages_transactions(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, sample_set: SampleSet
+) -> None:
+    use_data_dir(monkeypatch, data_dir)
+    at = started(page("sources_page", "ui.pages.sources_page"))
+    statements = at.dataframe[0].value
+    assert len(statements) == len(sample_set.statement_pdfs)
+    assert not statements["Account"].str.contains(FULL_CHECKING_NUMBER).any()
+    first = at.dataframe[1].value
+    assert len(first) == 50
+    next(b for b in at.button if b.label == "Next page").click().run()
+    second = at.dataframe[1].value
+    assert len(second) == 50
+    assert second["Date"].max() <= first["Date"].min()
+    assert "Transactions 51–100 of" in " ".join(c.value for c in at.caption)
+
+
+def test_uploaded_csv_is_reported_and_immediately_askable(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_data_dir(monkeypatch, copy_data_dir(data_dir, tmp_path / "data"))
+    ingest = started(page("ingest_page", "ui.pages.ingest_page"))
+    ingest.file_uploader(key="uploads").upload("kites.csv", UPLOAD_CSV.encode(), "text/csv").run()
+    next(b for b in ingest.button if b.label.startswith("Ingest 1 file")).click().run()
+    assert not ingest.exception, ingest.exception
+    assert [m.value for m in ingest.metric][:3] == ["2", "0", "1"]
+    problems = ingest.dataframe[0].value
+    assert list(problems["Location"]) == ["line 4"]
+
+    chat = started(AppTest.from_file(str(APP), default_timeout=TIMEOUT_S))
+    ask(chat, "How much did I spend at Zephyr Kites in May 2025?")
+    assert chat.metric[0].value == "$200.00"
+
+
+def test_sign_in_is_required_when_oidc_is_configured(data_dir: Path) -> None:
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT_S)
+    at.secrets["auth"] = {
+        "redirect_uri": "http://localhost:8501/oauth2callback",
+        "cookie_secret": "test-only",
+        "client_id": "client",
+        "client_secret": "secret",
+        "server_metadata_url": "https://id.example.com/.well-known/openid-configuration",
+    }
+    at.run()
+    assert not at.exception, at.exception
+    assert [b.label for b in at.button] == ["Sign in"]
+    assert not at.chat_input
+
+
+def test_gemini_routes_and_its_wording_streams_in(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, transactions: pd.DataFrame
+) -> None:
+    """Gemini through the real SDK against the loopback Vertex server: it routes the question,
+    and its checked sentences stream in with ``st.write_stream`` and become the answer."""
+    total, count = spent(transactions, "2024-01-01", "2024-12-31", category="Groceries")
+    wording = f"Groceries took {money(total)} of your money in 2024, over {count} purchases [1]."
+    real_client = vertex_client.make_client
+
+    def client_with_test_token(settings: Settings, credentials: object = None) -> object:
+        return real_client(settings, Credentials(token="test-token"))  # no cloud login here
+
+    use_data_dir(monkeypatch, data_dir)
+    monkeypatch.setattr(vertex_client, "make_client", client_with_test_token)
+    with VertexLoopback() as vertex:
+        monkeypatch.setenv("FINSYNC_GCP_PROJECT", "test-project")
+        monkeypatch.setenv("FINSYNC_VERTEX_BASE_URL", vertex.url)
+        monkeypatch.setenv("FINSYNC_EMBEDDER", "local")  # the store holds local vectors
+        vertex.script(Reply.plan(GROCERIES_2024))
+        vertex.always(Reply(text=wording, chunk_chars=9))
+        at = started(AppTest.from_file(str(APP), default_timeout=TIMEOUT_S))
+        assert "Gemini (gemini-2.5-flash)" in " ".join(c.value for c in at.sidebar.caption)
+        ask(at, "How much did I spend on groceries in 2024?")
+        actions = [r.action for r in vertex.requests]
+    assert actions == ["generateContent", "streamGenerateContent"]
+    text = answer_markdown(at, 0)
+    assert text.startswith(f"Groceries took {money(total)}".replace("$", "\\$"))
+    assert 'data-fs-cite="0:1"' in text
+    assert at.metric[0].value == money(total)
+    assert any("Writing" in m.value for m in at.chat_message[1].status[0].markdown)
+
+
+# --- the pure helpers behind the pages -----------------------------------------------------------
+
+
+def test_citation_chips_escape_everything_else() -> None:
+    citation = Citation(n=1, kind="statement", source='Bank "A" <b>', page=2)
+    html_text = link_citations(
+        "Fee <script>x</script> is $35 on ***8831 [1] and [7].", 3, [citation]
+    )
+    assert "<script>" not in html_text and "&lt;script&gt;" in html_text
+    assert (
+        'data-fs-cite="3:1"' in html_text
+        and 'title="Bank &quot;A&quot; &lt;b&gt;, page 2"' in html_text
+    )
+    assert "[7]" in html_text  # not a citation of this answer: left as written
+    assert "\\$35" in html_text and "\\*\\*\\*8831" in html_text
+    assert parse_citation_ref("3:1") == (3, 1) and parse_citation_ref("x:1") is None
+
+
+def test_passages_are_found_across_line_breaks() -> None:
+    marked, found = highlight_passage(
+        "Fees\nOverdraft fee: $35.00 per\nitem. <b>", "fee: $35.00 per item."
+    )
+    assert found and '<mark id="fs-cited">fee: $35.00 per\nitem.</mark>' in marked
+    assert marked.endswith("&lt;b&gt;")
+
+
+def test_account_numbers_keep_only_their_last_four_digits() -> None:
+    text = "Account number: 4402 7188 31\nCard 5412-7500-9361-4321 on 2025-03-01, store 57442131"
+    assert mask_numbers(text, "4402718831") == (
+        "Account number: ***8831\nCard ***4321 on 2025-03-01, store 57442131"
+    )
+    hidden = [text[a:b] for a, b in hidden_spans(text, "4402718831")]
+    assert hidden == ["4402 71", "5412-7500-9361-"]  # what shows: "88 31", "4321"
+
+
+def test_a_split_trend_draws_one_line_per_category() -> None:
+    def buckets(*values: str) -> list[Bucket]:
+        months = [date(2024, 1, 1), date(2024, 2, 1)]
+        return [Bucket(m, Decimal(v), 1) for m, v in zip(months, values, strict=True)]
+
+    plan = IntentPlan(intent=Intent.trend, date_from=date(2024, 1, 1), date_to=date(2024, 2, 29))
+    result = TrendResult(
+        interval=Interval.month,
+        direction=Direction.out,
+        currency="USD",
+        series=buckets("30.00", "50.00"),
+        splits={"Groceries": buckets("20.00", "40.00"), "Dining": buckets("10.00", "10.00")},
+    )
+    figure = trend_figure(plan, result)
+    assert [trace.name for trace in figure.data] == ["Dining", "Groceries"]
+    assert list(figure.data[1].y) == [20.0, 40.0]
+    assert figure.layout.title.text == "Monthly spending — Jan 1, 2024 – Feb 29, 2024"
+    assert figure.layout.yaxis.tickprefix == "$"

@@ -1,0 +1,85 @@
+"""The chart, metric or table an answer gets, chosen from its plan and result."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from elastic.results import AggregateResult, ListingResult, TrendResult
+from llm.answer import Answer
+from llm.answer_composer import money
+from llm.intent_plan import IntentPlan, Metric
+from ui.figures import groups_figure, metric_label, trend_figure
+from ui.formatting import csv_bytes
+from ui.tables import money_column, transactions_table
+
+
+def _aggregate_value(result: AggregateResult) -> str:
+    if result.metric is Metric.count:
+        return f"{result.count:,}"
+    return money(result.value, result.currency)
+
+
+def _groups_table(plan: IntentPlan, result: AggregateResult, key: str) -> None:
+    header = plan.group_by.value.capitalize() if plan.group_by else "Group"
+    value_label = result.metric.value.capitalize()
+    frame = pd.DataFrame(
+        {
+            header: [g.key for g in result.groups],
+            value_label: [None if g.value is None else float(g.value) for g in result.groups],
+            "Transactions": [g.count for g in result.groups],
+        }
+    )
+    value_column = (
+        st.column_config.NumberColumn(value_label, format="localized")
+        if result.metric is Metric.count
+        else money_column(value_label, result.currency)
+    )
+    st.dataframe(frame, hide_index=True, column_config={value_label: value_column}, key=key)
+    st.download_button(
+        "Download CSV",
+        data=csv_bytes(frame),
+        file_name="breakdown.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        key=f"{key}-csv",
+        on_click="ignore",
+    )
+
+
+def _aggregate(plan: IntentPlan, result: AggregateResult, key: str) -> None:
+    if result.metric is Metric.count:
+        st.metric(metric_label(plan, result), _aggregate_value(result), border=True)
+    else:
+        value, count = st.columns([2, 1])
+        value.metric(metric_label(plan, result), _aggregate_value(result), border=True)
+        count.metric("Transactions", f"{result.count:,}", border=True)
+    if len(result.groups) < 2:
+        return
+    as_pie = st.toggle("Show as pie chart", key=f"{key}-pie")
+    chart_tab, table_tab = st.tabs(["Chart", "Table"])
+    with chart_tab:
+        st.plotly_chart(groups_figure(plan, result, as_pie), theme="streamlit", key=f"{key}-chart")
+    with table_tab:
+        _groups_table(plan, result, f"{key}-groups")
+
+
+def _trend(plan: IntentPlan, result: TrendResult, key: str) -> None:
+    st.plotly_chart(trend_figure(plan, result), theme="streamlit", key=f"{key}-chart")
+
+
+def render_result(answer: Answer, key: str) -> bool:
+    """Show the numbers behind ``answer``; True when they replace the answer's markdown tables."""
+    result = answer.result
+    if isinstance(result, AggregateResult):
+        _aggregate(answer.plan, result, key)
+        return True
+    if isinstance(result, TrendResult):
+        if result.series:
+            _trend(answer.plan, result, key)
+        return False
+    if isinstance(result, ListingResult):
+        if result.rows:
+            transactions_table(result.rows, key=key, file_name="transactions.csv")
+        return True
+    return False

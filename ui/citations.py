@@ -1,0 +1,84 @@
+"""Clickable citations: inline ``[N]`` chips in the answer text and a source list under it.
+
+Streamlit markdown cannot hold widgets, so the chips are plain HTML (``ui/answer_text.py``) and
+one tiny JavaScript component listens for clicks on them anywhere on the page and sends the
+chip's ``turn:n`` back to Python as a trigger value. The buttons under each answer request the
+same viewer through session state, so both ways open one dialog per run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from llm.answer import Citation
+from ui.answer_text import CITE_ATTRIBUTE, literal_symbols, parse_citation_ref
+
+_REQUESTED = "citation_requested"
+
+_CLICK_CATCHER_JS = f"""
+export default function (component) {{
+    const {{ parentElement, setTriggerValue }} = component;
+    const page = parentElement.ownerDocument || document;
+    const open = (event) => {{
+        const chip = event.target.closest && event.target.closest("[{CITE_ATTRIBUTE}]");
+        if (!chip) return;
+        if (event.type === "keydown" && event.key !== "Enter" && event.key !== " ") return;
+        event.preventDefault();
+        setTriggerValue("opened", chip.getAttribute("{CITE_ATTRIBUTE}"));
+    }};
+    page.addEventListener("click", open);
+    page.addEventListener("keydown", open);
+    return () => {{
+        page.removeEventListener("click", open);
+        page.removeEventListener("keydown", open);
+    }};
+}}
+"""
+
+_click_catcher = st.components.v2.component("finsync.citation_clicks", js=_CLICK_CATCHER_JS)
+
+
+def _request(turn: int, n: int) -> None:
+    st.session_state[_REQUESTED] = (turn, n)
+
+
+def _label(citation: Citation) -> str:
+    page = f", page {citation.page}" if citation.page else ""
+    return literal_symbols(f"[{citation.n}] {citation.source}{page}")
+
+
+def citation_list(turn: int, citations: Sequence[Citation]) -> None:
+    """One button per citation, under the answer; each opens its source."""
+    if not citations:
+        return
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        st.caption("Sources", width="content")
+        for citation in citations:
+            icon = (
+                ":material/description:"
+                if citation.kind == "statement"
+                else ":material/table_rows:"
+            )
+            st.button(
+                _label(citation),
+                key=f"cite-{turn}-{citation.n}",
+                icon=icon,
+                type="tertiary",
+                on_click=_request,
+                args=(turn, citation.n),
+                help="Open the source",
+            )
+
+
+def requested_citation() -> tuple[int, int] | None:
+    """The ``(turn, n)`` the user clicked this run, inline or in a source list.
+
+    Mounts the (invisible) click catcher, so call it once per page run, after the chat.
+    """
+    with st.container(key="citation-click-catcher"):
+        clicks = _click_catcher(key="citation-clicks", on_opened_change=lambda: None)
+    inline = parse_citation_ref(clicks.get("opened"))
+    requested: tuple[int, int] | None = st.session_state.pop(_REQUESTED, None)
+    return inline or requested

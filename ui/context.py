@@ -1,0 +1,92 @@
+"""What every page needs: settings, the cached pipeline, the current user and their vocabulary."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import streamlit as st
+
+from elastic.results import Vocabulary
+from elastic.statement_store import StatementStore
+from llm.answer import Answer
+from llm.pipeline import ChatPipeline
+from llm.services import build_pipeline, statement_store
+from settings import Settings
+from ui.auth import current_user_id
+
+log = logging.getLogger(__name__)
+
+
+class AnswerStream(Protocol):
+    """Verified pieces of Gemini's answer; ``answer`` is final once the pieces are consumed."""
+
+    answer: Answer
+    replaced: bool  # pieces were shown, then Gemini failed: show ``answer.text`` instead
+
+    def __iter__(self) -> Iterator[str]: ...
+
+
+@runtime_checkable
+class AnswerWriter(Protocol):
+    """Gemini's composer as the chat uses it: streaming the words of a computed answer."""
+
+    def stream(self, question: str, answer: Answer) -> AnswerStream: ...
+
+
+@dataclass(frozen=True)
+class AppContext:
+    settings: Settings
+    pipeline: ChatPipeline
+    user_id: str
+    fingerprint: str  # keys the caches: another data dir or backend is another pipeline
+
+    @property
+    def store(self) -> StatementStore:
+        return statement_store(self.settings)
+
+    @property
+    def writer(self) -> AnswerWriter | None:
+        """Gemini's composer when it is configured: the chat streams its wording."""
+        composer = self.pipeline.composer
+        return composer if isinstance(composer, AnswerWriter) else None
+
+    def vocabulary(self) -> Vocabulary:
+        return _vocabulary(self.pipeline, self.fingerprint, self.user_id)
+
+
+@st.cache_resource(show_spinner="Loading the search engine and models…")
+def _pipeline(_settings: Settings, fingerprint: str) -> ChatPipeline:
+    """One pipeline per configuration and process: models load once, all sessions share it."""
+    return build_pipeline(_settings)
+
+
+@st.cache_data(ttl=300, show_spinner=False)
+def _vocabulary(_pipeline: ChatPipeline, fingerprint: str, user_id: str) -> Vocabulary:
+    return _pipeline.backend.vocabulary(user_id)
+
+
+def data_changed(context: AppContext) -> None:
+    """After an ingest: the router and the sidebar filters must see the new data."""
+    context.pipeline.data_changed(context.user_id)
+    _vocabulary.clear()
+
+
+def app_context() -> AppContext:
+    """The context for this run; stops the page with an error banner when the backend is down."""
+    settings = Settings()
+    fingerprint = settings.model_dump_json()
+    try:
+        pipeline = _pipeline(settings, fingerprint)
+    except Exception as exc:
+        log.exception("building the pipeline failed")
+        where = f"Elasticsearch at {settings.es_url}" if settings.es_url else "the local data store"
+        st.error(
+            f"**FinSync Chat cannot reach {where}.** Check that it is running, then reload the "
+            f"page.\n\n`{type(exc).__name__}: {str(exc)[:300]}`",
+            icon=":material/cloud_off:",
+        )
+        st.stop()
+    return AppContext(settings, pipeline, current_user_id(settings), fingerprint)

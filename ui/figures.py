@@ -1,0 +1,202 @@
+"""Plotly figures for results: titled, money on the axes and in hover labels (no Streamlit)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date
+
+import plotly.graph_objects as go
+
+from elastic.results import AggregateResult, Bucket, TrendResult
+from llm.intent_plan import Direction, GroupBy, IntentPlan, Interval, Metric
+from ui.formatting import currency_symbol, period_label
+
+_NOUNS = {
+    Direction.out: "Spending",
+    Direction.in_: "Income",
+    Direction.net: "Net cash flow",
+    Direction.any: "Transactions",
+}
+_INTERVAL_ADJECTIVES = {
+    Interval.day: "Daily",
+    Interval.week: "Weekly",
+    Interval.month: "Monthly",
+    Interval.quarter: "Quarterly",
+    Interval.year: "Yearly",
+}
+_PERIOD_FORMATS = {
+    Interval.day: "%b %-d, %Y",
+    Interval.week: "week of %b %-d, %Y",
+    Interval.month: "%B %Y",
+    Interval.quarter: "quarter from %b %Y",
+    Interval.year: "%Y",
+}
+_METRIC_LABELS = {
+    Metric.sum: "Total",
+    Metric.avg: "Average",
+    Metric.count: "Count",
+    Metric.min: "Smallest",
+    Metric.max: "Largest",
+}
+_GROUP_LABELS = {
+    GroupBy.category: "category",
+    GroupBy.merchant: "merchant",
+    GroupBy.account: "account",
+    GroupBy.month: "month",
+}
+CHART_HEIGHT = 380
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _scope(plan: IntentPlan) -> str:
+    parts = (
+        [", ".join(plan.categories or plan.merchants)] if plan.categories or plan.merchants else []
+    )
+    parts.append(period_label(plan.date_from, plan.date_to))
+    return " · ".join(parts)
+
+
+def trend_title(plan: IntentPlan, result: TrendResult) -> str:
+    noun = _NOUNS[result.direction].lower()
+    return f"{_INTERVAL_ADJECTIVES[result.interval]} {noun} — {_scope(plan)}"
+
+
+def groups_title(plan: IntentPlan, result: AggregateResult) -> str:
+    noun = _NOUNS[result.direction]
+    if result.metric is not Metric.sum:
+        noun = f"{_METRIC_LABELS[result.metric]} {noun.lower()}"
+    by = _GROUP_LABELS[plan.group_by] if plan.group_by else "group"
+    return f"{noun} by {by} — {_scope(plan)}"
+
+
+def metric_label(plan: IntentPlan, result: AggregateResult) -> str:
+    noun = _NOUNS[result.direction]
+    if result.metric is Metric.count:
+        return f"Number of transactions · {_scope(plan)}"
+    if result.metric is not Metric.sum:
+        noun = f"{_METRIC_LABELS[result.metric]} transaction ({noun.lower()})"
+    return f"{noun} · {_scope(plan)}"
+
+
+def _hover(interval: Interval, currency: str, with_name: bool) -> str:
+    name = "%{fullData.name}: " if with_name else ""
+    period = f"%{{x|{_PERIOD_FORMATS[interval]}}}"
+    amount = f"{currency_symbol(currency)}%{{y:,.2f}}"
+    return f"{period}<br>{name}<b>{amount}</b> · %{{customdata}} transactions<extra></extra>"
+
+
+def _series(name: str, buckets: Sequence[Bucket], interval: Interval, currency: str) -> go.Scatter:
+    return go.Scatter(
+        x=[b.period for b in buckets],
+        y=[float(b.value) for b in buckets],
+        customdata=[b.count for b in buckets],
+        name=name,
+        mode="lines+markers",
+        hovertemplate=_hover(interval, currency, with_name=True),
+    )
+
+
+def _layout(
+    figure: go.Figure, title: str, currency: str, money_axis: str, height: int = CHART_HEIGHT
+) -> go.Figure:
+    figure.update_layout(
+        title={"text": title, "x": 0, "xanchor": "left"},
+        height=height,
+        margin={"l": 8, "r": 8, "t": 56, "b": 8},
+        legend={"orientation": "h", "yanchor": "bottom", "y": -0.25, "x": 0},
+        hovermode="closest",
+    )
+    money = {"tickprefix": currency_symbol(currency), "tickformat": ",.0f"}
+    if money_axis == "y":
+        figure.update_yaxes(**money, rangemode="tozero")
+    elif money_axis == "x":
+        figure.update_xaxes(**money, rangemode="tozero")
+    return figure
+
+
+def trend_figure(plan: IntentPlan, result: TrendResult) -> go.Figure:
+    """One line for the series, or one line per category when the trend is split."""
+    figure = go.Figure()
+    if result.splits:
+        for category, buckets in sorted(result.splits.items()):
+            figure.add_trace(_series(category, buckets, result.interval, result.currency))
+    elif result.direction is Direction.net:
+        figure.add_trace(
+            go.Bar(
+                x=[b.period for b in result.series],
+                y=[float(b.value) for b in result.series],
+                customdata=[b.count for b in result.series],
+                name=_NOUNS[result.direction],
+                hovertemplate=_hover(result.interval, result.currency, with_name=False),
+            )
+        )
+    else:
+        trace = _series(_NOUNS[result.direction], result.series, result.interval, result.currency)
+        trace.update(
+            hovertemplate=_hover(result.interval, result.currency, with_name=False),
+            fill="tozeroy",
+        )
+        figure.add_trace(trace)
+    figure.update_layout(showlegend=bool(result.splits))
+    return _layout(figure, trend_title(plan, result), result.currency, money_axis="y")
+
+
+def groups_figure(plan: IntentPlan, result: AggregateResult, as_pie: bool) -> go.Figure:
+    """Bars (months in order, other groups largest on top), or a pie of the same groups."""
+    groups = [g for g in result.groups if g.value is not None]
+    by_month = plan.group_by is GroupBy.month
+    if by_month:
+        groups.sort(key=lambda g: g.key)
+    keys = [g.key for g in groups]
+    values = [float(g.value or 0) for g in groups]
+    counts = [g.count for g in groups]
+    is_money = result.metric is not Metric.count
+    symbol = currency_symbol(result.currency) if is_money else ""
+    labels = [f"{symbol}{v:,.0f}" if is_money else f"{v:,.0f}" for v in values]
+    title = groups_title(plan, result)
+    if as_pie:
+        shown = f"{symbol}%{{value:,.2f}}" if is_money else "%{value:,.0f}"
+        figure = go.Figure(
+            go.Pie(
+                labels=keys,
+                values=[abs(v) for v in values],
+                customdata=counts,
+                hole=0.45,
+                sort=not by_month,
+                textinfo="percent",
+                hovertemplate=(
+                    f"%{{label}}<br><b>{shown}</b> (%{{percent}}) · "
+                    "%{customdata} transactions<extra></extra>"
+                ),
+            )
+        )
+        return _layout(figure, title, result.currency, money_axis="")
+    if by_month:
+        months = [date.fromisoformat(k) if _ISO_DAY.match(k) else k for k in keys]
+        figure = go.Figure(
+            go.Bar(
+                x=months,
+                y=values,
+                customdata=counts,
+                text=labels,
+                textposition="outside",
+                hovertemplate=_hover(Interval.month, result.currency, with_name=False),
+            )
+        )
+        figure.update_xaxes(dtick="M1", tickformat="%b %Y")
+        return _layout(figure, title, result.currency, "y" if is_money else "")
+    shown = f"{symbol}%{{x:,.2f}}" if is_money else "%{x:,.0f}"
+    figure = go.Figure(
+        go.Bar(
+            x=values[::-1],
+            y=keys[::-1],
+            customdata=counts[::-1],
+            orientation="h",
+            text=labels[::-1],
+            textposition="auto",
+            hovertemplate=f"%{{y}}<br><b>{shown}</b> · %{{customdata}} transactions<extra></extra>",
+        )
+    )
+    height = max(CHART_HEIGHT, 90 + 30 * len(keys))
+    return _layout(figure, title, result.currency, "x" if is_money else "", height)

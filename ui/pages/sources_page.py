@@ -1,0 +1,189 @@
+"""Browse what the answers are built from: statements (page by page) and transactions."""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+
+import pandas as pd
+import streamlit as st
+
+from elastic.backend import StatementInfo
+from elastic.records import mask_account
+from elastic.results import ListingResult, Vocabulary
+from llm.intent_plan import Direction, Intent, IntentPlan, SortOrder
+from ui.context import AppContext, app_context
+from ui.sidebar import account_names, engine_panel, load_vocabulary
+from ui.source_viewer import statement_dialog
+from ui.tables import transactions_table
+
+log = logging.getLogger(__name__)
+
+PAGE_SIZE = 50
+_DIRECTIONS = {"All": Direction.any, "Money out": Direction.out, "Money in": Direction.in_}
+_CURSORS = "sources-cursors"  # the ``after`` value of every page shown so far, for "Previous"
+
+
+def _statements_frame(statements: list[StatementInfo]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Bank": [s.bank_name for s in statements],
+            "Account": [f"{s.account_name} {mask_account(s.account_no)}" for s in statements],
+            "From": [s.statement_from for s in statements],
+            "To": [s.statement_to for s in statements],
+            "Pages": [s.pages for s in statements],
+        }
+    )
+
+
+def _statements_tab(context: AppContext) -> None:
+    statements = context.pipeline.backend.statements(context.user_id)
+    if not statements:
+        st.info("No statements yet: upload PDFs on the **Ingest** page.", icon=":material/info:")
+        return
+    labels = {
+        s.account_name: f"{s.account_name} · {s.bank_name} {mask_account(s.account_no)}"
+        for s in statements
+    }
+    chosen_accounts = st.multiselect(
+        "Accounts",
+        list(labels),
+        format_func=labels.__getitem__,
+        placeholder="All accounts",
+        key="statement-accounts",
+    )
+    if chosen_accounts:
+        statements = [s for s in statements if s.account_name in chosen_accounts]
+    st.caption(f"{len(statements):,} statements. Select one to read it page by page.")
+    selection = st.dataframe(
+        _statements_frame(statements),
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="statements-table",
+        height=360,
+        column_config={
+            "From": st.column_config.DateColumn(format="YYYY-MM-DD"),
+            "To": st.column_config.DateColumn(format="YYYY-MM-DD"),
+        },
+    )
+    rows = selection.selection.rows
+    chosen = statements[rows[0]] if rows and rows[0] < len(statements) else statements[0]
+    with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
+        page = st.number_input(
+            f"Page of {chosen.account_name}, {chosen.statement_from:%b %Y}",
+            min_value=1,
+            max_value=max(chosen.pages, 1),
+            value=1,
+            key=f"statement-page-{chosen.statement_id}",
+            width=260,
+        )
+        if st.button("Open page", icon=":material/visibility:", type="primary"):
+            statement_dialog(context, chosen.statement_id, int(page))
+
+
+def _transaction_filters(vocabulary: Vocabulary) -> IntentPlan:
+    names = account_names(vocabulary.accounts)
+    left, middle = st.columns(2)
+    accounts = left.multiselect(
+        "Accounts",
+        list(names),
+        format_func=names.__getitem__,
+        placeholder="All accounts",
+        key="tx-accounts",
+    )
+    categories = middle.multiselect(
+        "Categories", vocabulary.categories, placeholder="All categories", key="tx-categories"
+    )
+    left, middle, right = st.columns([2, 2, 1.4], vertical_alignment="bottom")
+    text = left.text_input(
+        "Description contains", placeholder="e.g. DELTA, ATM, PAYROLL", key="tx-text"
+    )
+    first, last = vocabulary.first_date, vocabulary.last_date
+    picked = middle.date_input(
+        "Dates",
+        value=(first, last) if first and last else (),
+        min_value=first,
+        max_value=last,
+        format="YYYY-MM-DD",
+        key="tx-dates",
+    )
+    days: list[date] = [d for d in (picked if isinstance(picked, tuple) else (picked,)) if d]
+    direction = right.segmented_control(
+        "Direction", list(_DIRECTIONS), default="All", key="tx-direction"
+    )
+    return IntentPlan(
+        intent=Intent.listing,
+        direction=_DIRECTIONS[direction or "All"],
+        accounts=accounts,
+        categories=categories,
+        date_from=days[0] if days else None,
+        date_to=days[1] if len(days) == 2 else None,
+        text=text.strip() or None,
+        sort=SortOrder.newest,
+        limit=PAGE_SIZE,
+    )
+
+
+def _page_of(context: AppContext, plan: IntentPlan) -> tuple[ListingResult, int]:
+    """The current page of ``plan`` and its number; new filters start again at page one."""
+    signature = plan.model_dump_json()
+    state = st.session_state.get(_CURSORS)
+    if state is None or state[0] != signature:
+        state = (signature, [None])
+        st.session_state[_CURSORS] = state
+    cursors: list[list[object] | None] = state[1]
+    result = context.pipeline.backend.listing(context.user_id, plan, cursors[-1])
+    return result, len(cursors)
+
+
+def _next_page(after: list[object]) -> None:
+    st.session_state[_CURSORS][1].append(after)
+
+
+def _previous_page() -> None:
+    st.session_state[_CURSORS][1].pop()
+
+
+def _transactions_tab(context: AppContext) -> None:
+    vocabulary = load_vocabulary(context)
+    if vocabulary is None or not vocabulary.accounts:
+        st.info("No transactions yet: upload a CSV on the **Ingest** page.", icon=":material/info:")
+        return
+    plan = _transaction_filters(vocabulary)
+    result, page = _page_of(context, plan)
+    start = (page - 1) * PAGE_SIZE
+    shown = f"{start + 1:,}–{start + len(result.rows):,}" if result.rows else "0"
+    st.caption(f"Transactions {shown} of {result.total:,}, newest first")
+    transactions_table(result.rows, key="tx-browse", file_name=f"transactions-page-{page}.csv")
+    with st.container(horizontal=True, gap="small"):
+        st.button(
+            "Previous page",
+            icon=":material/chevron_left:",
+            disabled=page == 1,
+            on_click=_previous_page,
+        )
+        st.button(
+            "Next page",
+            icon=":material/chevron_right:",
+            icon_position="right",
+            disabled=result.next_after is None or start + len(result.rows) >= result.total,
+            on_click=_next_page,
+            args=(result.next_after,),
+        )
+
+
+def sources_page() -> None:
+    context = app_context()
+    engine_panel(context)
+    st.title("Sources", anchor=False)
+    st.caption("Everything the answers are computed from, exactly as it was ingested.")
+    statements_tab, transactions_tab = st.tabs(["Statements", "Transactions"])
+    try:
+        with statements_tab:
+            _statements_tab(context)
+        with transactions_tab:
+            _transactions_tab(context)
+    except Exception as exc:
+        log.exception("browsing sources failed")
+        st.error(f"The backend did not answer ({exc}).", icon=":material/cloud_off:")

@@ -1,0 +1,93 @@
+"""The sidebar: filters that scope every question, the engines in use, and chat controls."""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+
+import streamlit as st
+
+from elastic.results import AccountInfo, Vocabulary
+from llm.pipeline import Scope
+from ui.chat_history import clear_history
+from ui.context import AppContext
+from ui.formatting import account_option_label
+
+log = logging.getLogger(__name__)
+
+
+def load_vocabulary(context: AppContext) -> Vocabulary | None:
+    """The user's accounts, categories and dates; None (with a warning) if the backend fails."""
+    try:
+        return context.vocabulary()
+    except Exception as exc:
+        log.exception("reading the vocabulary failed")
+        st.sidebar.warning(f"Filters are unavailable: the backend did not answer ({exc}).")
+        return None
+
+
+def _date_range(vocabulary: Vocabulary) -> tuple[date | None, date | None]:
+    """The chosen range; the full range of the data means no date constraint."""
+    first, last = vocabulary.first_date, vocabulary.last_date
+    if first is None or last is None:
+        return None, None
+    chosen = st.sidebar.date_input(
+        "Dates",
+        value=(first, last),
+        min_value=first,
+        max_value=last,
+        format="YYYY-MM-DD",
+        key="filter-dates",
+        help="Only transactions and statements in this range are considered.",
+    )
+    picked = [d for d in (chosen if isinstance(chosen, tuple) else (chosen,)) if d is not None]
+    if len(picked) != 2:  # the second day is still being picked
+        return None, None
+    start, end = picked
+    return (None if start == first else start), (None if end == last else end)
+
+
+def chat_filters(vocabulary: Vocabulary | None) -> Scope:
+    """Accounts and dates that constrain every question in the chat."""
+    st.sidebar.subheader("Filters")
+    if vocabulary is None:
+        return Scope()
+    if not vocabulary.accounts:
+        st.sidebar.caption("No data yet: add some on the **Ingest** page.")
+        return Scope()
+    labels = account_names(vocabulary.accounts)
+    chosen: list[str] = st.sidebar.multiselect(
+        "Accounts",
+        options=list(labels),
+        format_func=labels.__getitem__,
+        placeholder="All accounts",
+        key="filter-accounts",
+    )
+    date_from, date_to = _date_range(vocabulary)
+    return Scope(accounts=tuple(chosen), date_from=date_from, date_to=date_to)
+
+
+def engine_panel(context: AppContext) -> None:
+    """Which backend and models answer: worth knowing when numbers are compared."""
+    settings = context.settings
+    backend = (
+        "Elasticsearch" if context.pipeline.backend.name == "elasticsearch" else "Embedded SQLite"
+    )
+    language = f"Gemini ({settings.gemini_model})" if settings.vertex_enabled else "Offline rules"
+    with st.sidebar.container(border=True, key="engine-panel"):
+        st.caption(
+            f":material/database: **Backend:** {backend}  \n"
+            f":material/psychology: **Answers:** {language}  \n"
+            f":material/hub: **Embeddings:** {context.pipeline.embedder.model_name}"
+        )
+
+
+def clear_chat_button() -> None:
+    st.sidebar.button(
+        "Clear chat", icon=":material/delete_sweep:", on_click=clear_history, width="stretch"
+    )
+
+
+def account_names(accounts: list[AccountInfo]) -> dict[str, str]:
+    """Account name → its label with bank and masked number, for selection widgets."""
+    return {a.account_name: account_option_label(a) for a in accounts}

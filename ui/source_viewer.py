@@ -1,0 +1,144 @@
+"""The source viewer: a statement page (image and text, passage highlighted) or the rows behind
+a number. Chat citations and the Sources page open the same dialogs."""
+
+from __future__ import annotations
+
+import html
+import logging
+from decimal import Decimal
+from pathlib import Path
+
+import streamlit as st
+
+from elastic.records import mask_account
+from elastic.results import ListingResult, StatementHit
+from llm.answer import Citation
+from llm.answer_composer import money
+from ui.answer_text import highlight_passage, literal_symbols
+from ui.context import AppContext
+from ui.formatting import day_label, frame_currency
+from ui.pdf_pages import page_count, page_png
+from ui.redaction import mask_numbers
+from ui.tables import transactions_table
+
+log = logging.getLogger(__name__)
+
+MAX_ROWS_SHOWN = 2000  # rows behind a number fetched page by page (100 each) up to this many
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _page_image(pdf_path: str, page: int, account_no: str, passage: str | None) -> bytes:
+    return page_png(Path(pdf_path), page, account_no, passage)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _pages_in(pdf_path: str) -> int:
+    return page_count(Path(pdf_path))
+
+
+def _stored_pdf(context: AppContext, chunk: StatementHit) -> Path | None:
+    try:
+        path = context.store.path(chunk.source_file)
+    except ValueError:
+        return None
+    return path if path.exists() else None
+
+
+def statement_page(context: AppContext, statement_id: str, page: int, passage: str | None) -> None:
+    """Bank, masked account, period and page; the page image beside its text, passage marked."""
+    chunks = context.pipeline.backend.statement_chunks(context.user_id, statement_id)
+    if not chunks:
+        st.warning("This statement is no longer in your data.", icon=":material/search_off:")
+        return
+    first = chunks[0]
+    pdf_path = _stored_pdf(context, first)
+    pages = _pages_in(str(pdf_path)) if pdf_path else max(c.page for c in chunks)
+    cited_page = page
+    title, picker = st.columns([4, 1], vertical_alignment="bottom")
+    with picker:
+        page = int(
+            st.number_input(
+                f"Page (of {pages})",
+                min_value=1,
+                max_value=pages,
+                value=min(page, pages),
+                key=f"viewer-page-{statement_id}-{cited_page}",
+            )
+        )
+    with title:
+        period = f"{day_label(first.statement_from)} – {day_label(first.statement_to)}"
+        account = f"{first.account_name} {mask_account(first.account_no)}"
+        st.markdown(literal_symbols(f"#### {first.bank_name} · {account}"))
+        st.caption(f"Statement period {period} · page {page} of {pages}")
+    shown_passage = passage if page == cited_page else None
+    text = mask_numbers("\n".join(c.text for c in chunks if c.page == page), first.account_no)
+    marked, found = highlight_passage(text, shown_passage)
+    if shown_passage and found:
+        quoted = html.escape(mask_numbers(shown_passage.strip(), first.account_no))
+        st.html(f'<div class="fs-cited-passage">Cited passage: “{quoted}”</div>')
+    image_column, text_column = st.columns([3, 2], gap="medium")
+    with image_column:
+        if pdf_path is not None:
+            st.image(
+                _page_image(str(pdf_path), page, first.account_no, shown_passage),
+                caption=f"Page {page} of the original statement (account number masked)",
+                width="stretch",
+            )
+        else:
+            st.info("The original PDF is not stored, so only the text is shown.")
+    with text_column, st.container(height=620, border=True):
+        st.html(f'<div class="fs-page-text">{marked or "<em>No text on this page.</em>"}</div>')
+
+
+def _all_rows_behind(context: AppContext, citation: Citation) -> ListingResult:
+    """The rows a number stands for, following ``next_after`` until all (or enough) are in."""
+    first = context.pipeline.rows_behind(context.user_id, citation)
+    rows, after = list(first.rows), first.next_after
+    while after is not None and citation.rows_plan is not None and len(rows) < MAX_ROWS_SHOWN:
+        more = context.pipeline.backend.listing(context.user_id, citation.rows_plan, after)
+        rows.extend(more.rows)
+        after = more.next_after
+    return ListingResult(rows=rows, total=first.total, next_after=after)
+
+
+def transactions_behind(context: AppContext, citation: Citation, key: str) -> None:
+    result = _all_rows_behind(context, citation)
+    st.markdown(literal_symbols(f"#### [{citation.n}] {citation.source}"))
+    if len(result.rows) < result.total:
+        st.caption(f"The newest {len(result.rows):,} of {result.total:,} transactions")
+    else:
+        total = sum((row.amount for row in result.rows), start=Decimal(0))
+        currency = frame_currency(result.rows)
+        st.caption(
+            f"{result.total:,} transactions · signed total {money(total, currency)} "
+            "(negative = money out)"
+        )
+    transactions_table(result.rows, key=key, file_name=f"citation-{citation.n}-rows.csv")
+
+
+@st.dialog("Statement page", width="large")
+def statement_dialog(
+    context: AppContext, statement_id: str, page: int, passage: str | None = None
+) -> None:
+    try:
+        statement_page(context, statement_id, page, passage)
+    except Exception as exc:
+        log.exception("showing statement %s page %s failed", statement_id, page)
+        st.error(f"This statement page could not be shown ({exc}).", icon=":material/error:")
+
+
+@st.dialog("Transactions behind the number", width="large")
+def transactions_dialog(context: AppContext, citation: Citation, key: str) -> None:
+    try:
+        transactions_behind(context, citation, key)
+    except Exception as exc:
+        log.exception("listing the rows behind citation [%s] failed", citation.n)
+        st.error(f"These transactions could not be listed ({exc}).", icon=":material/error:")
+
+
+def open_citation(context: AppContext, citation: Citation, key: str) -> None:
+    """Open the viewer that fits the citation: the statement page, or the rows behind it."""
+    if citation.kind == "statement" and citation.statement_id and citation.page:
+        statement_dialog(context, citation.statement_id, citation.page, citation.passage)
+    elif citation.rows_plan is not None:
+        transactions_dialog(context, citation, key)
