@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import date
 from decimal import Decimal
 
 import numpy as np
@@ -21,35 +20,21 @@ from elastic.results import (
     TrendResult,
 )
 from llm.answer import Citation, Result
+from llm.formatting import day_label, money, plural
 from llm.intent_plan import Direction, Intent, IntentPlan, Interval, Metric, SortOrder
 
 Embed = Callable[[list[str]], np.ndarray]
 RELEVANCE_FLOOR = 0.35
 MAX_TABLE_ROWS = 25
 
-_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
-
-
-def money(value: Decimal | None, currency: str = "USD") -> str:
-    if value is None:
-        return "n/a"
-    sign = "-" if value < 0 else ""
-    symbol = _SYMBOLS.get(currency)
-    amount = f"{abs(value):,.2f}"
-    return f"{sign}{symbol}{amount}" if symbol else f"{sign}{amount} {currency}"
-
-
-def _day(d: date) -> str:
-    return d.strftime("%b %-d, %Y")
-
 
 def describe_period(plan: IntentPlan) -> str:
     if plan.date_from and plan.date_to:
-        return f"from {_day(plan.date_from)} to {_day(plan.date_to)}"
+        return f"from {day_label(plan.date_from)} to {day_label(plan.date_to)}"
     if plan.date_from:
-        return f"since {_day(plan.date_from)}"
+        return f"since {day_label(plan.date_from)}"
     if plan.date_to:
-        return f"until {_day(plan.date_to)}"
+        return f"until {day_label(plan.date_to)}"
     return "across all your transactions"
 
 
@@ -87,7 +72,7 @@ def transactions_citation(n: int, plan: IntentPlan, count: int) -> Citation:
     return Citation(
         n=n,
         kind="transactions",
-        source=f"{count} transaction{'s' if count != 1 else ''} {scope}".strip(),
+        source=f"{plural(count, 'transaction')} {scope}".strip(),
         rows_plan=rows_plan,
     )
 
@@ -110,12 +95,12 @@ def _sentence(plan: IntentPlan, result: AggregateResult) -> str:
             Direction.net: "Your net cash flow was",
             Direction.any: "The transactions total",
         }[plan.direction]
-        return f"{verb} **{amount}** {scope} ({result.count:,} transactions)"
+        return f"{verb} **{amount}** {scope} ({plural(result.count, 'transaction')})"
     label = {Metric.avg: "average", Metric.min: "smallest", Metric.max: "largest"}[result.metric]
     noun = _DIRECTION_NOUN[plan.direction]
     return (
         f"The {label} {noun} transaction {scope} was **{amount}** "
-        f"(over {result.count:,} transactions)"
+        f"(over {plural(result.count, 'transaction')})"
     )
 
 
@@ -164,7 +149,7 @@ def compose_trend(plan: IntentPlan, result: TrendResult) -> tuple[str, list[Cita
     interval = result.interval.value
     text = (
         f"{_ADVERB[result.interval]} {noun} {scope}: **{money(total, result.currency)}** in total "
-        f"over {len(result.series)} {interval}s ({count:,} transactions). "
+        f"over {plural(len(result.series), interval)} ({plural(count, 'transaction')}). "
         f"Highest: {high.period.isoformat()} ({money(high.value, result.currency)}); "
         f"lowest: {low.period.isoformat()} ({money(low.value, result.currency)}) [1]."
     )
@@ -183,7 +168,8 @@ def compose_listing(plan: IntentPlan, result: ListingResult) -> tuple[str, list[
         SortOrder.smallest: "smallest",
     }[plan.sort]
     lines = [
-        f"The {len(result.rows)} {order} of {result.total:,} matching transactions {scope} [1]:",
+        f"The {len(result.rows)} {order} of {plural(result.total, 'matching transaction')} "
+        f"{scope} [1]:",
         "",
         "| Date | Description | Category | Account | Amount |",
         "|---|---|---|---|---:|",

@@ -524,6 +524,8 @@ def _is_follow_up(r: _Reading) -> bool:
         or r.has(_LIST_STRONG)
         or r.has(_TREND)
         or r.interval is not None  # "monthly dining spending for 2025" is a question of its own
+        or r.group_by is not None  # "spending by category in 2024" too
+        or r.is_listing
     )
     return not (own_intent and r.subject)
 

@@ -112,11 +112,13 @@ class ChatPipeline:
             log.exception("embedding the question failed; searching by keywords only")
             return None
 
-    def rows_behind(self, user_id: str, citation: Citation) -> ListingResult:
-        """The transactions a ``transactions`` citation stands for."""
+    def rows_behind(
+        self, user_id: str, citation: Citation, after: list[object] | None = None
+    ) -> ListingResult:
+        """The transactions a ``transactions`` citation stands for, a page at a time."""
         if citation.rows_plan is None:
             raise ValueError(f"citation [{citation.n}] does not point at transactions")
-        return self.backend.listing(user_id, citation.rows_plan)
+        return self.backend.listing(user_id, citation.rows_plan, after)
 
     def ask(
         self,

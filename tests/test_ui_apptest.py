@@ -16,8 +16,8 @@ from streamlit.testing.v1 import AppTest
 from elastic.results import Bucket, TrendResult
 from llm import vertex_client
 from llm.answer import Citation
-from llm.answer_composer import money
 from llm.embeddings import LocalEmbedder
+from llm.formatting import money
 from llm.intent_plan import Direction, Intent, IntentPlan, Interval
 from llm.pipeline import ChatPipeline
 from scripts.sample_data import SampleSet

@@ -7,7 +7,7 @@ import streamlit as st
 
 from elastic.results import AggregateResult, ListingResult, TrendResult
 from llm.answer import Answer
-from llm.answer_composer import money
+from llm.formatting import money
 from llm.intent_plan import IntentPlan, Metric
 from ui.figures import groups_figure, metric_label, trend_figure
 from ui.formatting import csv_bytes

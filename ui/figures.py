@@ -9,8 +9,9 @@ from datetime import date
 import plotly.graph_objects as go
 
 from elastic.results import AggregateResult, Bucket, TrendResult
+from llm.formatting import currency_symbol
 from llm.intent_plan import Direction, GroupBy, IntentPlan, Interval, Metric
-from ui.formatting import currency_symbol, period_label
+from ui.formatting import period_label
 
 _NOUNS = {
     Direction.out: "Spending",

@@ -10,19 +10,9 @@ import pandas as pd
 
 from elastic.records import Transaction, mask_account
 from elastic.results import AccountInfo
-
-CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
+from llm.formatting import day_label
 
 TRANSACTION_COLUMNS = ["Date", "Description", "Merchant", "Category", "Account", "Amount"]
-
-
-def currency_symbol(currency: str) -> str:
-    """The symbol charts prefix to amounts; an ISO code (with a space) when there is none."""
-    return CURRENCY_SYMBOLS.get(currency, f"{currency} ")
-
-
-def day_label(day: date) -> str:
-    return day.strftime("%b %-d, %Y")
 
 
 def period_label(date_from: date | None, date_to: date | None) -> str:

@@ -13,10 +13,10 @@ import streamlit as st
 from elastic.records import mask_account
 from elastic.results import ListingResult, StatementHit
 from llm.answer import Citation
-from llm.answer_composer import money
+from llm.formatting import day_label, money
 from ui.answer_text import highlight_passage, literal_symbols
 from ui.context import AppContext
-from ui.formatting import day_label, frame_currency
+from ui.formatting import frame_currency
 from ui.pdf_pages import page_count, page_png
 from ui.redaction import mask_numbers
 from ui.tables import transactions_table
@@ -94,8 +94,8 @@ def _all_rows_behind(context: AppContext, citation: Citation) -> ListingResult:
     """The rows a number stands for, following ``next_after`` until all (or enough) are in."""
     first = context.pipeline.rows_behind(context.user_id, citation)
     rows, after = list(first.rows), first.next_after
-    while after is not None and citation.rows_plan is not None and len(rows) < MAX_ROWS_SHOWN:
-        more = context.pipeline.backend.listing(context.user_id, citation.rows_plan, after)
+    while after is not None and len(rows) < MAX_ROWS_SHOWN:
+        more = context.pipeline.rows_behind(context.user_id, citation, after)
         rows.extend(more.rows)
         after = more.next_after
     return ListingResult(rows=rows, total=first.total, next_after=after)

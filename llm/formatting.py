@@ -1,0 +1,29 @@
+"""How money and days read in answers, charts and tables: one definition for every surface."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
+
+
+def currency_symbol(currency: str) -> str:
+    """The symbol put before amounts; the ISO code and a space when there is none."""
+    return CURRENCY_SYMBOLS.get(currency, f"{currency} ")
+
+
+def money(value: Decimal | None, currency: str = "USD") -> str:
+    if value is None:
+        return "n/a"
+    sign = "-" if value < 0 else ""
+    return f"{sign}{currency_symbol(currency)}{abs(value):,.2f}"
+
+
+def day_label(day: date) -> str:
+    return day.strftime("%b %-d, %Y")
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 transaction``, ``12 transactions``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
