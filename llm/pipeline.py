@@ -64,12 +64,20 @@ class Scope:
         return IntentPlan.model_validate(merged)
 
 
+def _quiet(stage: str) -> None:
+    return None
+
+
 @dataclass
 class Timer:
+    """Times each stage and announces it as it starts (the UI shows progress from it)."""
+
+    on_stage: Callable[[str], None] = _quiet
     timings: dict[str, float] = field(default_factory=dict)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
+        self.on_stage(name)
         start = time.perf_counter()
         try:
             yield
@@ -128,9 +136,13 @@ class ChatPipeline:
         previous: IntentPlan | None = None,
         scope: Scope | None = None,
         rewrite: bool = True,
+        on_stage: Callable[[str], None] = _quiet,
     ) -> Answer:
-        """Answer ``question``; ``rewrite=False`` skips Gemini's wording (the UI streams it)."""
-        timer = Timer()
+        """Answer ``question``; ``rewrite=False`` skips Gemini's wording (the UI streams it).
+
+        ``on_stage`` hears "route", "search" and "compose" as each begins.
+        """
+        timer = Timer(on_stage)
         with timer.stage("route"):
             plan = self.router_for(user_id).route(question, as_of, previous)
             if scope:

@@ -148,15 +148,32 @@ def _written(writer: AnswerWriter, question: str, answer: Answer, box: DeltaGene
     return final
 
 
+STAGE_LABELS = {
+    "route": "Understanding the question…",
+    "search": "Searching your statements and transactions…",
+    "compose": "Composing the answer…",
+}
+
+
 def _answer_new(context: AppContext, turn_index: int, question: str, scope: Scope) -> ChatTurn:
     """Ask the pipeline with visible progress; errors end up in the turn, never in a crash."""
     turn = ChatTurn(question)
-    status = st.status("Routing, searching and composing…")
+    status = st.status("Understanding the question…")
     text_box = st.empty()
+
+    def show_stage(stage: str) -> None:
+        status.update(label=STAGE_LABELS.get(stage, stage))
+
     try:
         with status:
             answer = context.pipeline.ask(
-                question, context.user_id, date.today(), previous_plan(), scope, rewrite=False
+                question,
+                context.user_id,
+                date.today(),
+                previous_plan(),
+                scope,
+                rewrite=False,
+                on_stage=show_stage,
             )
             _step_lines(answer)
         if context.writer is not None and answer.result is not None:
