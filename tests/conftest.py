@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import logging
+import json
 import os
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,6 @@ from llm.embeddings import LocalEmbedder
 from scripts.sample_data import SampleSet, generate_sample
 from settings import Settings
 
-log = logging.getLogger("tests")
 SAMPLE_USER = "sample-user"
 
 
@@ -34,26 +34,34 @@ def embedder() -> LocalEmbedder:
     return LocalEmbedder()
 
 
+def _announce(request: pytest.FixtureRequest, message: str) -> None:
+    """Print past pytest's capture, so the CI log shows which Elasticsearch the tests used."""
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled():
+        print(f"\n[elasticsearch] {message}", flush=True)
+
+
 @pytest.fixture(scope="session")
-def es_url() -> Iterator[str]:
+def es_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """``FINSYNC_ES_URL`` when set; otherwise a real local node, started once per session.
 
     A node that cannot start fails the tests that need it; it is never skipped.
     """
     configured = os.environ.get("FINSYNC_ES_URL")
     if configured:
-        print(f"\n[elasticsearch] using FINSYNC_ES_URL={configured}")
+        _announce(request, f"using FINSYNC_ES_URL={configured}")
         yield configured
         return
     from scripts.es_node import start_node
 
     node = start_node()
-    print(f"\n[elasticsearch] started local node pid={node.pid} at {node.url}")
+    version = json.loads(urllib.request.urlopen(node.url, timeout=10).read())["version"]["number"]
+    _announce(request, f"started a local Elasticsearch {version} node, pid {node.pid}, {node.url}")
     try:
         yield node.url
     finally:
         node.stop()
-        print(f"\n[elasticsearch] stopped local node pid={node.pid}")
+        _announce(request, f"stopped the local node, pid {node.pid}")
 
 
 def es_settings(es_url: str, data_dir: Path) -> Settings:
