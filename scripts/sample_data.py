@@ -24,24 +24,15 @@ from pathlib import Path
 
 from fpdf import FPDF, XPos, YPos
 
+from elastic.csv_reader import REQUIRED_COLUMNS
+
 __all__ = ["CSV_COLUMNS", "TERMS", "SampleSet", "generate_sample", "header_lines"]
 
 PERIOD_START = date(2024, 1, 1)
 PERIOD_END = date(2025, 6, 30)
 CURRENCY = "USD"
-CSV_COLUMNS = (
-    "transaction_id",
-    "date",
-    "description",
-    "amount",
-    "currency",
-    "category",
-    "merchant",
-    "account_no",
-    "account_name",
-    "bank_name",
-    "balance",
-)
+# The ingestion contract's columns, with the optional id first and the balance last.
+CSV_COLUMNS = ("transaction_id", *REQUIRED_COLUMNS, "balance")
 ROWS_PER_PAGE = 30
 PDF_TIMESTAMP = datetime(2025, 7, 1, 9, 0, tzinfo=UTC)
 
