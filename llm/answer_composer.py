@@ -20,7 +20,7 @@ from elastic.results import (
     TrendResult,
 )
 from llm.answer import Citation, Result
-from llm.formatting import day_label, money, plural
+from llm.formatting import bucket_label, day_label, money, plural
 from llm.intent_plan import Direction, Intent, IntentPlan, Interval, Metric, SortOrder
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -150,8 +150,8 @@ def compose_trend(plan: IntentPlan, result: TrendResult) -> tuple[str, list[Cita
     text = (
         f"{_ADVERB[result.interval]} {noun} {scope}: **{money(total, result.currency)}** in total "
         f"over {plural(len(result.series), interval)} ({plural(count, 'transaction')}). "
-        f"Highest: {high.period.isoformat()} ({money(high.value, result.currency)}); "
-        f"lowest: {low.period.isoformat()} ({money(low.value, result.currency)}) [1]."
+        f"Highest: {bucket_label(high.period, interval)} ({money(high.value, result.currency)}); "
+        f"lowest: {bucket_label(low.period, interval)} ({money(low.value, result.currency)}) [1]."
     )
     return text, [citation]
 

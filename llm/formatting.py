@@ -24,6 +24,19 @@ def day_label(day: date) -> str:
     return day.strftime("%b %-d, %Y")
 
 
+def bucket_label(start: date, interval: str) -> str:
+    """How a trend bucket reads: ``November 2024``, ``Q4 2024``, ``week of Mar 3, 2025``."""
+    if interval == "month":
+        return start.strftime("%B %Y")
+    if interval == "quarter":
+        return f"Q{(start.month - 1) // 3 + 1} {start.year}"
+    if interval == "year":
+        return str(start.year)
+    if interval == "week":
+        return f"week of {day_label(start)}"
+    return day_label(start)
+
+
 def plural(count: int, noun: str) -> str:
     """``1 transaction``, ``12 transactions``."""
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
