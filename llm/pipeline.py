@@ -45,23 +45,35 @@ class Scope:
     date_from: date | None = None
     date_to: date | None = None
 
+    def conflict(self, plan: IntentPlan) -> str | None:
+        """Why ``plan`` asks for something the sidebar filters exclude, if it does."""
+        outside = [a for a in plan.accounts if self.accounts and a not in self.accounts]
+        if outside and len(outside) == len(plan.accounts):
+            return (
+                f"{', '.join(outside)} is outside the accounts selected in the sidebar "
+                f"({', '.join(self.accounts)}). Widen the account filter to ask about it."
+            )
+        starts_late = plan.date_to and self.date_from and plan.date_to < self.date_from
+        ends_early = plan.date_from and self.date_to and plan.date_from > self.date_to
+        if starts_late or ends_early:
+            return (
+                "The dates in the question fall outside the date range selected in the sidebar. "
+                "Widen the date filter to ask about them."
+            )
+        return None
+
     def apply(self, plan: IntentPlan) -> IntentPlan:
-        if plan.intent is Intent.clarify:
-            return plan
+        """``plan`` narrowed to the sidebar's accounts and dates (after ``conflict`` is None)."""
         update: dict[str, object] = {}
         if self.accounts:
-            chosen = [a for a in plan.accounts if a in self.accounts] or list(self.accounts)
-            update["accounts"] = chosen
+            update["accounts"] = [a for a in plan.accounts if a in self.accounts] or list(
+                self.accounts
+            )
         if self.date_from and (plan.date_from is None or plan.date_from < self.date_from):
             update["date_from"] = self.date_from
         if self.date_to and (plan.date_to is None or plan.date_to > self.date_to):
             update["date_to"] = self.date_to
-        if not update:
-            return plan
-        merged = plan.model_dump() | update
-        if merged["date_from"] and merged["date_to"] and merged["date_from"] > merged["date_to"]:
-            merged["date_from"], merged["date_to"] = self.date_from, self.date_to
-        return IntentPlan.model_validate(merged)
+        return plan.model_copy(update=update) if update else plan
 
 
 def _quiet(stage: str) -> None:
@@ -120,6 +132,25 @@ class ChatPipeline:
             log.exception("embedding the question failed; searching by keywords only")
             return None
 
+    def _plan(
+        self,
+        question: str,
+        user_id: str,
+        as_of: date,
+        previous: IntentPlan | None,
+        scope: Scope | None,
+    ) -> IntentPlan:
+        """The routed plan, narrowed to the sidebar scope (or a clarification if it conflicts)."""
+        plan = self.router_for(user_id).route(question, as_of, previous)
+        if scope is None or plan.intent is Intent.clarify:
+            return plan
+        problem = scope.conflict(plan)
+        return (
+            IntentPlan(intent=Intent.clarify, clarification=problem)
+            if problem
+            else scope.apply(plan)
+        )
+
     def rows_behind(
         self, user_id: str, citation: Citation, after: list[object] | None = None
     ) -> ListingResult:
@@ -143,18 +174,17 @@ class ChatPipeline:
         ``on_stage`` hears "route", "search" and "compose" as each begins.
         """
         timer = Timer(on_stage)
-        with timer.stage("route"):
-            plan = self.router_for(user_id).route(question, as_of, previous)
-            if scope:
-                plan = scope.apply(plan)
-        with timer.stage("search"):
-            vector = self._query_vector(plan) if plan.intent is Intent.text_qa else None
-            try:
+        try:
+            with timer.stage("route"):
+                plan = self._plan(question, user_id, as_of, previous, scope)
+            with timer.stage("search"):
+                vector = self._query_vector(plan) if plan.intent is Intent.text_qa else None
                 result = execute(self.backend, user_id, plan, vector)
-            except BackendUnavailable as exc:
-                log.error("backend failed: %s", exc)
-                text = f"Sorry, the search backend is not answering right now ({exc})."
-                return Answer(plan.intent, text, plan, None, [], timer.timings, [str(exc)])
+        except BackendUnavailable as exc:
+            log.error("backend failed: %s", exc)
+            text = f"Sorry, the search backend is not answering right now. {exc}"
+            failed = IntentPlan(intent=Intent.clarify, clarification=text)
+            return Answer(Intent.clarify, text, failed, None, [], timer.timings, [str(exc)])
         with timer.stage("compose"):
             text, citations = compose(plan, result, self.embedder.embed)
             answer = Answer(plan.intent, text, plan, result, citations, timer.timings)
