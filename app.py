@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from elastic.masking import mask_logs
 from ui.auth import account_menu, sign_in_page, signed_in
 from ui.pages.chat_page import chat_page
 from ui.pages.ingest_page import ingest_page
 from ui.pages.sources_page import sources_page
 from ui.styles import apply_styles
 
+mask_logs()
 st.set_page_config(page_title="FinSync Chat", page_icon=":material/account_balance:", layout="wide")
 apply_styles()
 

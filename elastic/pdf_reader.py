@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
-from elastic.records import IngestProblem, StatementChunk, mask_account
+from elastic.masking import mask_account
+from elastic.records import IngestProblem, StatementChunk
 
 CHUNK_CHARS = 900
 

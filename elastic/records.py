@@ -7,12 +7,6 @@ from datetime import date
 from decimal import Decimal
 
 
-def mask_account(account_no: str) -> str:
-    """Show only the last four digits of an account number: ``***1234``."""
-    digits = "".join(ch for ch in account_no if ch.isalnum())
-    return f"***{digits[-4:]}" if digits else ""
-
-
 @dataclass(frozen=True)
 class Transaction:
     transaction_id: str
@@ -67,13 +61,6 @@ class StatementChunk:
     @property
     def doc_id(self) -> str:
         return f"{self.statement_id}-p{self.page}-c{self.chunk}"
-
-    @property
-    def source_label(self) -> str:
-        return (
-            f"{self.bank_name} - {mask_account(self.account_no)} "
-            f"({self.statement_from.isoformat()} to {self.statement_to.isoformat()})"
-        )
 
     def as_document(
         self, user_id: str, vector: list[float] | None, embedding_model: str

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from elastic.records import mask_account
+from elastic.masking import mask_account
 from elastic.results import (
     AggregateResult,
     ListingResult,

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 import numpy as np
 
-from elastic.records import mask_account
+from elastic.masking import mask_account
 from elastic.results import (
     AggregateResult,
     ListingResult,

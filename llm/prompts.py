@@ -7,12 +7,11 @@ not to obey, and account numbers are masked before anything is sent.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from datetime import date
 from decimal import Decimal
 
-from elastic.records import mask_account
+from elastic.masking import mask_account_numbers
 from elastic.results import Vocabulary
 from llm.answer import Answer, Citation
 from llm.intent_plan import (
@@ -256,19 +255,6 @@ TASKS = {
     Intent.trend: _REPHRASE,
     Intent.listing: _REPHRASE,
 }
-
-_ACCOUNT_NUMBER = re.compile(r"(?<![\w*])(?:\d{4}(?:[ -]\d{4}){2,4}|\d{8,})(?!\w|[.,]\d)")
-
-
-def mask_account_numbers(text: str, known: Iterable[str] = ()) -> str:
-    """Mask the known account numbers and anything shaped like one.
-
-    "Shaped like one": 8 or more digits in a row, or three to five groups of four digits
-    (card style). Dates (2024-01-31) and amounts (1,234.56) keep their shape.
-    """
-    for account_no in sorted({k for k in known if k}, key=len, reverse=True):
-        text = text.replace(account_no, mask_account(account_no))
-    return _ACCOUNT_NUMBER.sub(lambda m: mask_account(m.group()), text)
 
 
 def _fenced(text: str) -> str:

@@ -29,10 +29,11 @@ from itertools import pairwise
 from google import genai
 from google.genai import types
 
+from elastic.masking import mask_account_numbers
 from elastic.results import AggregateResult, ListingResult, TextQAResult, TrendResult
 from llm.answer import Answer
 from llm.intent_plan import Intent, Metric
-from llm.prompts import COMPOSER_INSTRUCTION, composer_prompt, mask_account_numbers
+from llm.prompts import COMPOSER_INSTRUCTION, composer_prompt
 from llm.vertex_client import make_client
 from settings import Settings
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import subprocess
 import sys
 from datetime import date
@@ -14,6 +13,7 @@ import typer
 from tqdm import tqdm
 
 from elastic.ingest import ingest_statements, ingest_transactions
+from elastic.masking import mask_logs
 from elastic.records import IngestReport
 from settings import Settings
 
@@ -200,7 +200,7 @@ def es_node(
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    mask_logs()
     app()
 
 

@@ -13,6 +13,7 @@ import pytest
 from google.oauth2.credentials import Credentials
 from streamlit.testing.v1 import AppTest
 
+from elastic.masking import mask_account_numbers
 from elastic.results import Bucket, TrendResult
 from llm import vertex_client
 from llm.answer import Citation
@@ -35,7 +36,7 @@ from tests.vertex_loopback import Reply, VertexLoopback
 from ui.answer_text import highlight_passage, link_citations, parse_citation_ref
 from ui.figures import trend_figure
 from ui.pages.chat_page import EXAMPLE_QUESTIONS
-from ui.redaction import hidden_spans, mask_numbers
+from ui.redaction import hidden_spans
 
 TIMEOUT_S = 180
 GROCERIES_2024 = {
@@ -332,11 +333,12 @@ def test_passages_are_found_across_line_breaks() -> None:
 
 def test_account_numbers_keep_only_their_last_four_digits() -> None:
     text = "Account number: 4402 7188 31\nCard 5412-7500-9361-4321 on 2025-03-01, store 57442131"
-    assert mask_numbers(text, "4402718831") == (
-        "Account number: ***8831\nCard ***4321 on 2025-03-01, store 57442131"
+    assert mask_account_numbers(text, ["4402718831"]) == (
+        "Account number: ***8831\nCard ***4321 on 2025-03-01, store ***2131"
     )
     hidden = [text[a:b] for a, b in hidden_spans(text, "4402718831")]
-    assert hidden == ["4402 71", "5412-7500-9361-"]  # what shows: "88 31", "4321"
+    # what shows: "88 31", "4321", "2131"
+    assert hidden == ["4402 71", "5412-7500-9361-", "5744"]
 
 
 def test_a_split_trend_draws_one_line_per_category() -> None:

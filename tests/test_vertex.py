@@ -14,6 +14,7 @@ import pytest
 from google.genai import Client
 from google.oauth2.credentials import Credentials
 
+from elastic.masking import mask_account_numbers
 from elastic.records import Transaction
 from elastic.results import (
     AccountInfo,
@@ -30,7 +31,6 @@ from llm.embeddings import VertexEmbedder
 from llm.gemini_router import GeminiRouter
 from llm.intent_plan import Direction, GroupBy, Intent, IntentPlan, Metric, SortOrder
 from llm.intent_router import OfflineRouter
-from llm.prompts import mask_account_numbers
 from llm.vertex_chat import GeminiComposer
 from llm.vertex_client import make_client
 from settings import Settings

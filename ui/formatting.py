@@ -8,7 +8,8 @@ from datetime import date
 
 import pandas as pd
 
-from elastic.records import Transaction, mask_account
+from elastic.masking import mask_account
+from elastic.records import Transaction
 from elastic.results import AccountInfo
 from llm.formatting import day_label
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from elastic.records import mask_account
+from elastic.masking import mask_account, mask_account_numbers
 from elastic.results import ListingResult, StatementHit
 from llm.answer import Citation
 from llm.formatting import day_label, money
@@ -18,7 +18,6 @@ from ui.answer_text import highlight_passage, literal_symbols
 from ui.context import AppContext
 from ui.formatting import frame_currency
 from ui.pdf_pages import page_count, page_png
-from ui.redaction import mask_numbers
 from ui.tables import transactions_table
 
 log = logging.getLogger(__name__)
@@ -71,10 +70,12 @@ def statement_page(context: AppContext, statement_id: str, page: int, passage: s
         st.markdown(literal_symbols(f"#### {first.bank_name} · {account}"))
         st.caption(f"Statement period {period} · page {page} of {pages}")
     shown_passage = passage if page == cited_page else None
-    text = mask_numbers("\n".join(c.text for c in chunks if c.page == page), first.account_no)
+    text = mask_account_numbers(
+        "\n".join(c.text for c in chunks if c.page == page), [first.account_no]
+    )
     marked, found = highlight_passage(text, shown_passage)
     if shown_passage and found:
-        quoted = html.escape(mask_numbers(shown_passage.strip(), first.account_no))
+        quoted = html.escape(mask_account_numbers(shown_passage.strip(), [first.account_no]))
         st.html(f'<div class="fs-cited-passage">Cited passage: “{quoted}”</div>')
     image_column, text_column = st.columns([3, 2], gap="medium")
     with image_column:

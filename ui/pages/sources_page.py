@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from elastic.backend import StatementInfo
-from elastic.records import mask_account
+from elastic.masking import mask_account
 from elastic.results import ListingResult, Vocabulary
 from llm.intent_plan import Direction, Intent, IntentPlan, SortOrder
 from ui.context import AppContext, app_context
