@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
+from elastic.backend import StatementInfo
 from elastic.records import Transaction
 from elastic.results import StatementHit, cents_to_amount
 
 TOP_HITS = 5
 DEFAULT_CURRENCY = "USD"
 VOCABULARY_SIZE = 2000
+STATEMENTS_SIZE = 10_000  # statements listed on the Sources page
+CHUNKS_SIZE = 1000  # chunks of one statement
 NO_VECTOR_NOTE = "Semantic search is unavailable; keyword matches only."
 VECTOR_FAILED_NOTE = "Semantic search failed; these are keyword matches only."
 
@@ -46,3 +50,21 @@ def hit_from_source(src: dict[str, Any], score: float) -> StatementHit:
         statement_to=date.fromisoformat(src["statement_to"]),
         source_file=src["source_file"],
     )
+
+
+def statement_info(src: Mapping[str, Any], pages: int) -> StatementInfo:
+    """One statement as the Sources page lists it, from any of its stored chunks."""
+    return StatementInfo(
+        statement_id=src["statement_id"],
+        bank_name=src["bank_name"],
+        account_name=src["account_name"],
+        account_no=src["account_no"],
+        statement_from=date.fromisoformat(src["statement_from"]),
+        statement_to=date.fromisoformat(src["statement_to"]),
+        pages=pages,
+        source_file=src["source_file"],
+    )
+
+
+def in_listing_order(infos: list[StatementInfo]) -> list[StatementInfo]:
+    return sorted(infos, key=lambda s: (s.account_name, s.statement_from))

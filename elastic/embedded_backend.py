@@ -20,12 +20,16 @@ import numpy as np
 
 from elastic.backend import EmbeddingMismatch, StatementInfo, WriteCounts
 from elastic.documents import (
+    CHUNKS_SIZE,
     DEFAULT_CURRENCY,
     NO_VECTOR_NOTE,
+    STATEMENTS_SIZE,
     TOP_HITS,
     VECTOR_FAILED_NOTE,
     VOCABULARY_SIZE,
     hit_from_source,
+    in_listing_order,
+    statement_info,
     transaction_from_source,
 )
 from elastic.embedded_sql import fold, fts_query, order_by, search_after, sort_values, where
@@ -65,8 +69,6 @@ log = logging.getLogger(__name__)
 DB_FILE = "finsync.sqlite3"
 # Same wording as executors.run_text_qa (which has no constants to import yet).
 # Limits of the Elasticsearch requests in es_backend, mirrored so results match.
-STATEMENTS_SIZE = 10_000
-CHUNKS_SIZE = 1000
 # SQLite's page cache: inserts at random keys into big indexes need more than the 2 MiB default.
 CACHE_KIB = 64 * 1024
 
@@ -504,26 +506,15 @@ class EmbeddedBackend:
     def statements(self, user_id: str) -> list[StatementInfo]:
         # Ordered like Elasticsearch's terms buckets, so ties in the final sort agree too.
         rows = self._rows(
-            "SELECT statement_id, MIN(bank_name), MIN(account_name), MIN(account_no), "
-            "MIN(statement_from), MIN(statement_to), COUNT(DISTINCT page), MIN(source_file) "
+            "SELECT statement_id, MIN(bank_name) AS bank_name, MIN(account_name) AS account_name, "
+            "MIN(account_no) AS account_no, MIN(statement_from) AS statement_from, "
+            "MIN(statement_to) AS statement_to, COUNT(DISTINCT page) AS pages, "
+            "MIN(source_file) AS source_file "
             "FROM statement_chunks WHERE user_id = ? GROUP BY statement_id "
             f"ORDER BY COUNT(*) DESC, statement_id LIMIT {STATEMENTS_SIZE}",
             (user_id,),
         )
-        infos = [
-            StatementInfo(
-                statement_id=sid,
-                bank_name=bank,
-                account_name=name,
-                account_no=number,
-                statement_from=date.fromisoformat(start),
-                statement_to=date.fromisoformat(end),
-                pages=pages,
-                source_file=source,
-            )
-            for sid, bank, name, number, start, end, pages, source in rows
-        ]
-        return sorted(infos, key=lambda s: (s.account_name, s.statement_from))
+        return in_listing_order([statement_info(row, row["pages"]) for row in rows])
 
     def statement_chunks(self, user_id: str, statement_id: str) -> list[StatementHit]:
         rows = self._rows(

@@ -12,7 +12,14 @@ from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
 
 from elastic import executors
 from elastic.backend import BackendUnavailable, EmbeddingMismatch, StatementInfo, WriteCounts
-from elastic.documents import VOCABULARY_SIZE, hit_from_source
+from elastic.documents import (
+    CHUNKS_SIZE,
+    STATEMENTS_SIZE,
+    VOCABULARY_SIZE,
+    hit_from_source,
+    in_listing_order,
+    statement_info,
+)
 from elastic.mappings import statements_mapping, transactions_mapping
 from elastic.records import StatementChunk, Transaction
 from elastic.results import (
@@ -219,7 +226,7 @@ class ElasticsearchBackend:
             "query": {"term": {"user_id": user_id}},
             "aggs": {
                 "statements": {
-                    "terms": {"field": "statement_id", "size": 10000},
+                    "terms": {"field": "statement_id", "size": STATEMENTS_SIZE},
                     "aggs": {
                         "pages": {"cardinality": {"field": "page"}},
                         "doc": {
@@ -236,26 +243,15 @@ class ElasticsearchBackend:
             buckets = self.es.search(index=self.st_index, body=body)["aggregations"]["statements"][
                 "buckets"
             ]
-        infos = []
-        for bucket in buckets:
-            src = bucket["doc"]["hits"]["hits"][0]["_source"]
-            infos.append(
-                StatementInfo(
-                    statement_id=src["statement_id"],
-                    bank_name=src["bank_name"],
-                    account_name=src["account_name"],
-                    account_no=src["account_no"],
-                    statement_from=date.fromisoformat(src["statement_from"]),
-                    statement_to=date.fromisoformat(src["statement_to"]),
-                    pages=int(bucket["pages"]["value"]),
-                    source_file=src["source_file"],
-                )
-            )
-        return sorted(infos, key=lambda s: (s.account_name, s.statement_from))
+        infos = [
+            statement_info(b["doc"]["hits"]["hits"][0]["_source"], int(b["pages"]["value"]))
+            for b in buckets
+        ]
+        return in_listing_order(infos)
 
     def statement_chunks(self, user_id: str, statement_id: str) -> list[StatementHit]:
         body = {
-            "size": 1000,
+            "size": CHUNKS_SIZE,
             "_source": {"excludes": ["summary_vector"]},
             "query": {
                 "bool": {
