@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
 from pydantic import Field, SecretStr
@@ -40,10 +39,6 @@ class Settings(BaseSettings):
     vertex_retries: int = 3
 
     @property
-    def backend_name(self) -> str:
-        return "elasticsearch" if self.es_url else "embedded"
-
-    @property
     def vertex_enabled(self) -> bool:
         return bool(self.gcp_project)
 
@@ -51,8 +46,3 @@ class Settings(BaseSettings):
     def statements_dir(self) -> Path:
         """Where original statement PDFs are kept so citations can show the page."""
         return self.data_dir / "statements"
-
-
-@lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    return Settings()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,9 +40,15 @@ class CsvRow:
     problem: IngestProblem | None
 
 
+_THOUSANDS = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")
+
+
 def _parse_amount(raw: str, column: str) -> Decimal:
+    raw = raw.strip()
+    if "," in raw and not _THOUSANDS.fullmatch(raw):
+        raise ValueError(f"{column} {raw!r}: a comma may only separate thousands")
     try:
-        value = Decimal(raw.replace(",", "").strip())
+        value = Decimal(raw.replace(",", ""))
     except InvalidOperation as exc:
         raise ValueError(f"{column} {raw!r} is not a number") from exc
     if not value.is_finite():
@@ -133,7 +140,7 @@ def read_transactions_csv(path: Path) -> Iterator[CsvRow]:
             if reason:
                 yield CsvRow(line, None, IngestProblem(source, f"line {line}", reason))
                 continue
-            content_key = "|".join((values.get(c) or "") for c in REQUIRED_COLUMNS)
+            content_key = "|".join((values.get(c) or "").strip() for c in REQUIRED_COLUMNS)
             seen[content_key] += 1
             try:
                 yield CsvRow(line, _row_to_transaction(values, seen[content_key]), None)

@@ -67,8 +67,6 @@ from settings import Settings
 log = logging.getLogger(__name__)
 
 DB_FILE = "finsync.sqlite3"
-# Same wording as executors.run_text_qa (which has no constants to import yet).
-# Limits of the Elasticsearch requests in es_backend, mirrored so results match.
 # SQLite's page cache: inserts at random keys into big indexes need more than the 2 MiB default.
 CACHE_KIB = 64 * 1024
 
@@ -241,13 +239,16 @@ class EmbeddedBackend:
 
     # -- set-up ---------------------------------------------------------------------------
     def _check_dims(self, dims: int, embedding_model: str) -> None:
-        """Record the vector shape on first use; refuse another one later (caller holds lock)."""
+        """Record the embedder on first use; refuse another model or shape later (caller holds
+        the lock): vectors of two models cannot be compared."""
         stored = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
-        if "dims" in stored and int(stored["dims"]) != dims:
+        same_model = stored.get("embedding_model", embedding_model) == embedding_model
+        if "dims" in stored and (int(stored["dims"]) != dims or not same_model):
             raise EmbeddingMismatch(
                 f"{self.path} holds {stored['dims']}-dimensional vectors "
-                f"({stored.get('embedding_model')}), but the embedder {embedding_model} makes "
-                f"{dims}. Use another FINSYNC_DATA_DIR or delete {self.path} and ingest again."
+                f"from {stored.get('embedding_model')}, but the embedder is {embedding_model} "
+                f"({dims} dimensions). Use another FINSYNC_DATA_DIR or delete {self.path} and "
+                "ingest again."
             )
         self._conn.executemany(
             "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",

@@ -61,7 +61,7 @@ def _reachable(url: str) -> Iterator[None]:
         ) from exc
 
 
-def _chunk_doc_id(user_id: str, doc_id: str) -> str:
+def _doc_id(user_id: str, doc_id: str) -> str:
     return f"{user_id}:{doc_id}"
 
 
@@ -87,15 +87,15 @@ class ElasticsearchBackend:
             mapping = self.es.indices.get_mapping(index=self.st_index)[self.st_index]["mappings"]
         stored = mapping["properties"]["summary_vector"]["dims"]
         stored_model = mapping.get("_meta", {}).get("embedding_model")
-        if stored != dims:
+        if stored != dims or stored_model != embedding_model:
             raise EmbeddingMismatch(
-                f"Index {self.st_index} holds {stored}-dimensional vectors "
-                f"({stored_model}), but the embedder {embedding_model} makes {dims}. "
+                f"Index {self.st_index} holds {stored}-dimensional vectors from {stored_model}, "
+                f"but the embedder is {embedding_model} ({dims} dimensions). "
                 "Use another FINSYNC_STATEMENTS_INDEX or delete the index and ingest again."
             )
 
     # -- writes ---------------------------------------------------------------------------
-    def _bulk_create(self, actions: list[dict[str, Any]]) -> WriteCounts:
+    def _bulk_create(self, user_id: str, actions: list[dict[str, Any]]) -> WriteCounts:
         indexed = skipped = 0
         failed: dict[str, str] = {}
         with _reachable(self.url):
@@ -114,7 +114,7 @@ class ElasticsearchBackend:
                     skipped += 1
                 else:
                     error = result.get("error", {})
-                    record_id = result["_id"].partition(":")[2]  # ids are "user:record"
+                    record_id = result["_id"].removeprefix(f"{user_id}:")
                     failed[record_id] = str(error.get("reason", error))
             self.es.indices.refresh(index=[self.tx_index, self.st_index])
         return WriteCounts(indexed, skipped, failed)
@@ -124,12 +124,12 @@ class ElasticsearchBackend:
             {
                 "_op_type": "create",
                 "_index": self.tx_index,
-                "_id": _chunk_doc_id(user_id, row.transaction_id),
+                "_id": _doc_id(user_id, row.transaction_id),
                 "_source": row.as_document(user_id),
             }
             for row in rows
         ]
-        return self._bulk_create(actions)
+        return self._bulk_create(user_id, actions)
 
     def missing_chunks(self, user_id: str, doc_ids: Sequence[str]) -> set[str]:
         if not doc_ids:
@@ -137,7 +137,7 @@ class ElasticsearchBackend:
         with _reachable(self.url):
             found = self.es.mget(
                 index=self.st_index,
-                ids=[_chunk_doc_id(user_id, d) for d in doc_ids],
+                ids=[_doc_id(user_id, d) for d in doc_ids],
                 source=False,
             )["docs"]
         return {d for d, doc in zip(doc_ids, found, strict=True) if not doc.get("found")}
@@ -153,12 +153,12 @@ class ElasticsearchBackend:
             {
                 "_op_type": "create",
                 "_index": self.st_index,
-                "_id": _chunk_doc_id(user_id, chunk.doc_id),
+                "_id": _doc_id(user_id, chunk.doc_id),
                 "_source": chunk.as_document(user_id, [float(x) for x in vector], embedding_model),
             }
             for chunk, vector in zip(chunks, vectors, strict=True)
         ]
-        return self._bulk_create(actions)
+        return self._bulk_create(user_id, actions)
 
     # -- the four intents -----------------------------------------------------------------
     def aggregate(self, user_id: str, plan: IntentPlan) -> AggregateResult:

@@ -98,13 +98,14 @@ def ingest_statements(
     report = IngestReport()
     for done, pdf in enumerate(pdfs, start=1):
         try:
-            source_file = store.keep(pdf, user_id)
+            source_file = store.name_for(pdf, user_id)
         except OSError as exc:
             report.problems.append(IngestProblem(pdf.name, "file", f"cannot read ({exc})"))
             continue
         parsed = read_statement_pdf(pdf, source_file)
         report.problems.extend(parsed.problems)
-        if parsed.chunks:
+        if parsed.chunks:  # only statements that can be cited are kept
+            store.keep(pdf, source_file)
             _write_chunks(backend, embedder, user_id, parsed.chunks, report, pdf.name)
         progress(done, len(pdfs), pdf.name)
     log.info("ingested %d statement file(s): %s", len(pdfs), report.summary())

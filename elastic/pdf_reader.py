@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+import threading
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -15,6 +15,8 @@ from elastic.masking import mask_account
 from elastic.records import IngestProblem, StatementChunk
 
 CHUNK_CHARS = 900
+# pdfium is not thread-safe, and Streamlit serves sessions from several threads at once.
+PDFIUM_LOCK = threading.Lock()
 
 _ACCOUNT_NAME = re.compile(r"^\s*Account name:\s*(?P<v>.+?)\s*$", re.M | re.I)
 _ACCOUNT_NO = re.compile(r"^\s*Account number:\s*(?P<v>[\d\s-]+?)\s*$", re.M | re.I)
@@ -45,10 +47,8 @@ class StatementMeta:
 
 @dataclass(frozen=True)
 class PdfPages:
-    meta: StatementMeta | None
     chunks: list[StatementChunk]
     problems: list[IngestProblem]
-    page_count: int
 
 
 def read_meta(text: str) -> StatementMeta | None:
@@ -69,7 +69,8 @@ def read_meta(text: str) -> StatementMeta | None:
     return StatementMeta(title["v"], name["v"], account_no, start, end)
 
 
-def _body(text: str, bank_name: str) -> str:
+def body_text(text: str, bank_name: str) -> str:
+    """Page text without the header block every page of a statement repeats."""
     lines = [ln for ln in text.splitlines() if not _HEADER_LINE.match(ln)]
     if lines and lines[0].strip() == bank_name:
         lines = lines[1:]
@@ -92,20 +93,22 @@ def split_chunks(body: str, limit: int = CHUNK_CHARS) -> list[str]:
     return chunks
 
 
-def page_texts(path: Path) -> Iterator[tuple[int, str | None, str | None]]:
+def page_texts(path: Path) -> list[tuple[int, str | None, str | None]]:
     """Yield ``(page_number, text, error)`` for every page; an unreadable page has an error."""
-    document = pdfium.PdfDocument(path)
-    try:
-        for index in range(len(document)):
-            try:
-                page = document[index]
-                text = page.get_textpage().get_text_bounded()
-            except pdfium.PdfiumError as exc:
-                yield index + 1, None, f"text could not be extracted ({exc})"
-                continue
-            yield index + 1, text.replace("\r\n", "\n").replace("\r", "\n"), None
-    finally:
-        document.close()
+    pages: list[tuple[int, str | None, str | None]] = []
+    with PDFIUM_LOCK:
+        document = pdfium.PdfDocument(path)
+        try:
+            for index in range(len(document)):
+                try:
+                    text = document[index].get_textpage().get_text_bounded()
+                except pdfium.PdfiumError as exc:
+                    pages.append((index + 1, None, f"text could not be extracted ({exc})"))
+                    continue
+                pages.append((index + 1, text.replace("\r\n", "\n").replace("\r", "\n"), None))
+        finally:
+            document.close()
+    return pages
 
 
 def read_statement_pdf(path: Path, source_file: str) -> PdfPages:
@@ -114,33 +117,34 @@ def read_statement_pdf(path: Path, source_file: str) -> PdfPages:
     try:
         pages = list(page_texts(path))
     except pdfium.PdfiumError as exc:
-        return PdfPages(None, [], [IngestProblem(source, "file", f"not a readable PDF ({exc})")], 0)
+        return PdfPages([], [IngestProblem(source, "file", f"not a readable PDF ({exc})")])
     meta = next((m for _, text, _ in pages if text and (m := read_meta(text))), None)
     if meta is None:
         reason = "no statement header (bank, account name, account number, statement period)"
-        return PdfPages(None, [], [IngestProblem(source, "file", reason)], len(pages))
+        return PdfPages([], [IngestProblem(source, "file", reason)])
     chunks: list[StatementChunk] = []
     problems: list[IngestProblem] = []
     for number, text, error in pages:
         if error or text is None:
             problems.append(IngestProblem(source, f"page {number}", error or "no text"))
             continue
-        body = _body(text, meta.bank_name)
-        if not body:
+        if not body_text(text, meta.bank_name):
             problems.append(IngestProblem(source, f"page {number}", "page has no text"))
             continue
-        for index, piece in enumerate(split_chunks(body)):
+        for index, piece in enumerate(split_chunks(text.strip())):
             chunks.append(_chunk(meta, number, index, piece, source_file))
-    return PdfPages(meta, chunks, problems, len(pages))
+    return PdfPages(chunks, problems)
 
 
 def _chunk(
     meta: StatementMeta, page: int, index: int, text: str, source_file: str
 ) -> StatementChunk:
+    """``text`` is the raw page text; the summary that is embedded and ranked first leaves out
+    the header every page repeats and names the statement once instead."""
     period = f"{meta.statement_from.isoformat()} to {meta.statement_to.isoformat()}"
     summary = (
         f"{meta.bank_name} {meta.account_name} {mask_account(meta.account_no)} statement "
-        f"{period}, page {page}.\n{text}"
+        f"{period}, page {page}.\n{body_text(text, meta.bank_name)}"
     )
     return StatementChunk(
         statement_id=meta.statement_id,

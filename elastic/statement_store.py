@@ -14,18 +14,20 @@ class StatementStore:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def keep(self, pdf: Path, user_id: str) -> str:
-        """Copy ``pdf`` into the store (content-addressed, so re-ingesting is free).
+    def name_for(self, pdf: Path, user_id: str) -> str:
+        """Where ``pdf`` is (or will be) kept, relative to the store: its ``source_file``.
 
-        Returns the stored file's path relative to the store, recorded as ``source_file``.
+        Content-addressed, so re-ingesting the same file keeps one copy.
         """
         digest = hashlib.sha256(pdf.read_bytes()).hexdigest()[:20]
-        relative = f"{_SAFE.sub('_', user_id)}/{digest}.pdf"
-        target = self.root / relative
+        return f"{_SAFE.sub('_', user_id)}/{digest}.pdf"
+
+    def keep(self, pdf: Path, source_file: str) -> None:
+        """Copy ``pdf`` into the store under the name ``name_for`` gave it."""
+        target = self.root / source_file
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(pdf, target)
-        return relative
 
     def path(self, source_file: str) -> Path:
         """The stored PDF for a ``source_file`` value; never a path outside the store."""

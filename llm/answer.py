@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from elastic.masking import mask_account
+from elastic.masking import mask_account, mask_account_numbers
 from elastic.results import (
     AggregateResult,
     ListingResult,
@@ -51,7 +51,13 @@ class Answer:
     result: Result | None = None
     citations: list[Citation] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    routed_plan: IntentPlan | None = None  # before the sidebar narrowed it
+
+    @property
+    def follow_up_basis(self) -> IntentPlan:
+        """What a follow-up ("and in March?") amends: the plan as asked, not as narrowed by
+        sidebar filters, which are applied afresh to every question."""
+        return self.routed_plan or self.plan
 
     def data(self) -> dict[str, Any]:
         return result_data(self.result)
@@ -107,7 +113,7 @@ def result_data(result: Result | None) -> dict[str, Any]:
                 {
                     "transaction_id": r.transaction_id,
                     "date": r.date.isoformat(),
-                    "description": r.description,
+                    "description": mask_account_numbers(r.description, [r.account_no]),
                     "amount": float(r.amount),
                     "currency": r.currency,
                     "category": r.category,
@@ -121,7 +127,12 @@ def result_data(result: Result | None) -> dict[str, Any]:
     if isinstance(result, TextQAResult):
         return {
             "hits": [
-                {"statement_id": h.statement_id, "page": h.page, "score": h.score, "text": h.text}
+                {
+                    "statement_id": h.statement_id,
+                    "page": h.page,
+                    "score": h.score,
+                    "text": mask_account_numbers(h.text, [h.account_no]),
+                }
                 for h in result.hits
             ]
         }

@@ -5,13 +5,15 @@ Every number in the text comes from the result; text answers quote the retrieved
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from decimal import Decimal
 
 import numpy as np
 
-from elastic.masking import mask_account
+from elastic.masking import mask_account, mask_account_numbers
+from elastic.pdf_reader import body_text
 from elastic.results import (
     AggregateResult,
     ListingResult,
@@ -23,7 +25,18 @@ from llm.answer import Citation, Result
 from llm.formatting import bucket_label, day_label, money, plural
 from llm.intent_plan import Direction, Intent, IntentPlan, Interval, Metric, SortOrder
 
+log = logging.getLogger(__name__)
 Embed = Callable[[list[str]], np.ndarray]
+_METRIC_WORD = {Metric.avg: "average", Metric.min: "smallest", Metric.max: "largest"}
+_MARKUP = str.maketrans({"[": "(", "]": ")", "`": "'", "<": "‹", ">": "›", "|": "/"})
+
+
+def plain(text: str, account_no: str = "") -> str:
+    """Document text as it may appear in an answer: account numbers masked, and no links,
+    images, HTML or ``[N]`` that could pass for a citation."""
+    return mask_account_numbers(text, [account_no]).translate(_MARKUP)
+
+
 RELEVANCE_FLOOR = 0.35
 MAX_TABLE_ROWS = 25
 
@@ -96,7 +109,7 @@ def _sentence(plan: IntentPlan, result: AggregateResult) -> str:
             Direction.any: "The transactions total",
         }[plan.direction]
         return f"{verb} **{amount}** {scope} ({plural(result.count, 'transaction')})"
-    label = {Metric.avg: "average", Metric.min: "smallest", Metric.max: "largest"}[result.metric]
+    label = _METRIC_WORD[result.metric]
     noun = _DIRECTION_NOUN[plan.direction]
     return (
         f"The {label} {noun} transaction {scope} was **{amount}** "
@@ -143,15 +156,27 @@ def compose_trend(plan: IntentPlan, result: TrendResult) -> tuple[str, list[Cita
     scope = " ".join(x for x in (describe_filters(plan), describe_period(plan)) if x)
     if not result.series or count == 0:
         return f"I found no {noun} {scope} [1].", [citation]
-    total = sum((b.value for b in result.series), Decimal("0"))
+    interval = result.interval.value
     high = max(result.series, key=lambda b: b.value)
     low = min(result.series, key=lambda b: b.value)
-    interval = result.interval.value
+
+    def shown(value: Decimal) -> str:
+        return f"{int(value):,}" if plan.metric is Metric.count else money(value, result.currency)
+
+    span = f"over {plural(len(result.series), interval)}"
+    if plan.metric is Metric.sum:
+        total = sum((b.value for b in result.series), Decimal("0"))
+        headline = (
+            f"**{money(total, result.currency)}** in total {span} ({plural(count, 'transaction')})"
+        )
+    elif plan.metric is Metric.count:
+        headline = f"**{plural(count, 'transaction')}** {span}"
+    else:
+        headline = f"the {_METRIC_WORD[plan.metric]} transaction in each {interval}, {span}"
     text = (
-        f"{_ADVERB[result.interval]} {noun} {scope}: **{money(total, result.currency)}** in total "
-        f"over {plural(len(result.series), interval)} ({plural(count, 'transaction')}). "
-        f"Highest: {bucket_label(high.period, interval)} ({money(high.value, result.currency)}); "
-        f"lowest: {bucket_label(low.period, interval)} ({money(low.value, result.currency)}) [1]."
+        f"{_ADVERB[result.interval]} {noun} {scope}: {headline}. "
+        f"Highest: {bucket_label(high.period, interval)} ({shown(high.value)}); "
+        f"lowest: {bucket_label(low.period, interval)} ({shown(low.value)}) [1]."
     )
     return text, [citation]
 
@@ -175,11 +200,14 @@ def compose_listing(plan: IntentPlan, result: ListingResult) -> tuple[str, list[
         "|---|---|---|---|---:|",
     ]
     for row in result.rows[:MAX_TABLE_ROWS]:
+        description = plain(row.description, row.account_no)
         lines.append(
-            f"| {row.date.isoformat()} | {row.description} | {row.category} | "
+            f"| {row.date.isoformat()} | {description} | {row.category} | "
             f"{row.account_name} {mask_account(row.account_no)} | "
             f"{money(row.amount, row.currency)} |"
         )
+    if len(result.rows) > MAX_TABLE_ROWS:
+        lines += ["", f"…and {len(result.rows) - MAX_TABLE_ROWS} more in the table of rows [1]."]
     return "\n".join(lines), [citation]
 
 
@@ -211,24 +239,28 @@ def statement_citation(n: int, hit: StatementHit, passage: str) -> Citation:
         statement_id=hit.statement_id,
         page=hit.page,
         score=round(hit.score, 6),
-        passage=passage,
+        passage=mask_account_numbers(passage, [hit.account_no]),
         source_file=hit.source_file,
     )
 
 
 def _best_passage(question: str, hit: StatementHit, embed: Embed | None) -> tuple[str, float]:
-    candidates = [s for s in sentences(hit.text) if len(s) > 15]
+    candidates = [s for s in sentences(body_text(hit.text, hit.bank_name)) if len(s) > 15]
     if not candidates:
         return hit.text.strip()[:300], 0.0
-    if embed is None:
-        words = set(re.findall(r"[a-z]{3,}", question.lower()))
-        scored = [(len(words & set(re.findall(r"[a-z]{3,}", s.lower()))), s) for s in candidates]
-        best = max(scored, key=lambda pair: pair[0])
-        return best[1], best[0] / max(len(words), 1)
-    vectors = embed([question, *candidates])
-    similarities = vectors[1:] @ vectors[0]
-    index = int(np.argmax(similarities))
-    return candidates[index], float(similarities[index])
+    if embed is not None:
+        try:
+            vectors = embed([question, *candidates])
+        except Exception:  # the embedder is a nicety here: word overlap still picks a passage
+            log.exception("embedding passages failed; choosing by shared words")
+        else:
+            similarities = vectors[1:] @ vectors[0]
+            index = int(np.argmax(similarities))
+            return candidates[index], float(similarities[index])
+    words = set(re.findall(r"[a-z]{3,}", question.lower()))
+    scored = [(len(words & set(re.findall(r"[a-z]{3,}", s.lower()))), s) for s in candidates]
+    best = max(scored, key=lambda pair: pair[0])
+    return best[1], best[0] / max(len(words), 1)
 
 
 def _without_accounts(question: str, accounts: list[str]) -> str:
@@ -265,7 +297,7 @@ def compose_text_qa(
     text = (
         f"Your {hit.account_name} statement ({hit.bank_name}, "
         f"{hit.statement_from.isoformat()} to {hit.statement_to.isoformat()}, page {hit.page}) "
-        f'says: "{passage}" [1]'
+        f'says: "{plain(passage, hit.account_no)}" [1]'
     )
     return text + notes, [citation, *others[:2]]
 

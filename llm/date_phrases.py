@@ -38,6 +38,11 @@ _MONTH = (
 )
 _YEAR = r"(?:19|20)\d{2}"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?(?!\d)"
+# A bare year, unless it is an amount: "over 2000", "2000 dollars".
+_BARE_YEAR = (
+    r"(?<!over )(?<!under )(?<!above )(?<!below )(?<!than )(?<!least )(?<!most )"
+    rf"{_YEAR}(?!\s*(?:dollars?|usd|bucks)\b)"
+)
 # One point in time: a day, a month or a year. Order matters: the longest forms come first.
 _POINT = (
     r"(?<![\w$.,])(?:"
@@ -47,7 +52,7 @@ _POINT = (
     rf"|{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?"
     rf"|{_MONTH}(?:,?\s+(?:of\s+)?{_YEAR})?"
     r"|\d{4}-\d{2}"
-    rf"|{_YEAR}"
+    rf"|{_BARE_YEAR}"
     r")(?![\w$])"
 )
 _EXPLICIT_YEAR = re.compile(rf"{_YEAR}|\d{{4}}-\d|\d/\d{{1,2}}/\d")

@@ -11,6 +11,7 @@ from datetime import date
 from typing import Protocol
 
 import numpy as np
+from pydantic import ValidationError
 
 from elastic.backend import BackendUnavailable, SearchBackend
 from elastic.results import ListingResult, Vocabulary
@@ -98,6 +99,11 @@ class Timer:
 
 
 RouterFactory = Callable[[Vocabulary], Router]
+ROUTER_TTL_S = 300.0
+UNPLACEABLE = (
+    "I could not turn that into a search: the dates or amounts in it do not fit together "
+    "(for example a range that ends before it starts). Could you rephrase it?"
+)
 
 
 class ChatPipeline:
@@ -114,12 +120,17 @@ class ChatPipeline:
         self.embedder = embedder
         self._router_factory = router_factory
         self.composer = composer
-        self._routers: dict[str, Router] = {}
+        self._routers: dict[str, tuple[float, Router]] = {}
 
     def router_for(self, user_id: str) -> Router:
-        if user_id not in self._routers:
-            self._routers[user_id] = self._router_factory(self.backend.vocabulary(user_id))
-        return self._routers[user_id]
+        """The user's router, rebuilt when its vocabulary may be stale (another process, such
+        as ``finsync ingest``, may have added merchants or accounts)."""
+        built = self._routers.get(user_id)
+        if built is None or time.monotonic() - built[0] > ROUTER_TTL_S:
+            router = self._router_factory(self.backend.vocabulary(user_id))
+            self._routers[user_id] = (time.monotonic(), router)
+            return router
+        return built[1]
 
     def data_changed(self, user_id: str) -> None:
         """New data landed: the vocabulary the router matches against must be read again."""
@@ -139,17 +150,19 @@ class ChatPipeline:
         as_of: date,
         previous: IntentPlan | None,
         scope: Scope | None,
-    ) -> IntentPlan:
-        """The routed plan, narrowed to the sidebar scope (or a clarification if it conflicts)."""
-        plan = self.router_for(user_id).route(question, as_of, previous)
-        if scope is None or plan.intent is Intent.clarify:
-            return plan
-        problem = scope.conflict(plan)
-        return (
-            IntentPlan(intent=Intent.clarify, clarification=problem)
-            if problem
-            else scope.apply(plan)
-        )
+    ) -> tuple[IntentPlan, IntentPlan]:
+        """The plan as routed, and as narrowed to the sidebar scope (or a clarification)."""
+        try:
+            routed = self.router_for(user_id).route(question, as_of, previous)
+        except ValidationError as exc:
+            log.warning("the router built no valid plan: %s", exc)
+            routed = IntentPlan(intent=Intent.clarify, clarification=UNPLACEABLE)
+        if scope is None or routed.intent is Intent.clarify:
+            return routed, routed
+        problem = scope.conflict(routed)
+        if problem:
+            return routed, IntentPlan(intent=Intent.clarify, clarification=problem)
+        return routed, scope.apply(routed)
 
     def rows_behind(
         self, user_id: str, citation: Citation, after: list[object] | None = None
@@ -176,7 +189,7 @@ class ChatPipeline:
         timer = Timer(on_stage)
         try:
             with timer.stage("route"):
-                plan = self._plan(question, user_id, as_of, previous, scope)
+                routed, plan = self._plan(question, user_id, as_of, previous, scope)
             with timer.stage("search"):
                 vector = self._query_vector(plan) if plan.intent is Intent.text_qa else None
                 result = execute(self.backend, user_id, plan, vector)
@@ -184,10 +197,10 @@ class ChatPipeline:
             log.error("backend failed: %s", exc)
             text = f"Sorry, the search backend is not answering right now. {exc}"
             failed = IntentPlan(intent=Intent.clarify, clarification=text)
-            return Answer(Intent.clarify, text, failed, None, [], timer.timings, [str(exc)])
+            return Answer(Intent.clarify, text, failed, None, [], timer.timings)
         with timer.stage("compose"):
             text, citations = compose(plan, result, self.embedder.embed)
-            answer = Answer(plan.intent, text, plan, result, citations, timer.timings)
+            answer = Answer(plan.intent, text, plan, result, citations, timer.timings, routed)
             if rewrite and self.composer is not None and result is not None:
                 answer = self.composer.compose(question, answer)
         answer.timings_ms = timer.timings

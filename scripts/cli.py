@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 from typing import Annotated
@@ -12,11 +15,13 @@ from typing import Annotated
 import typer
 from tqdm import tqdm
 
+from elastic.backend import BackendUnavailable, EmbeddingMismatch
 from elastic.ingest import ingest_statements, ingest_transactions
 from elastic.masking import mask_logs
 from elastic.records import IngestReport
 from settings import Settings
 
+log = logging.getLogger("finsync")
 app = typer.Typer(help="FinSync Chat: talk to your bank statements.", no_args_is_help=True)
 ingest_app = typer.Typer(help="Load transactions CSVs or statement PDFs.", no_args_is_help=True)
 app.add_typer(ingest_app, name="ingest")
@@ -24,6 +29,16 @@ app.add_typer(ingest_app, name="ingest")
 UserOption = Annotated[
     str | None, typer.Option("--user", help="Owner of the data (default: FINSYNC_USER)")
 ]
+
+
+@contextmanager
+def _reported_errors() -> Iterator[None]:
+    """A backend that cannot be reached or holds other vectors: one clear line, exit code 1."""
+    try:
+        yield
+    except (BackendUnavailable, EmbeddingMismatch) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
 
 
 class _Bar:
@@ -54,7 +69,8 @@ def _ingest_transactions_files(settings: Settings, files: list[Path], user: str)
     from llm.embeddings import make_embedder
     from llm.services import open_prepared_backend
 
-    backend = open_prepared_backend(settings, make_embedder(settings))
+    with _reported_errors():
+        backend = open_prepared_backend(settings, make_embedder(settings))
     total = IngestReport()
     try:
         for file in files:
@@ -71,7 +87,8 @@ def _ingest_statement_files(settings: Settings, files: list[Path], user: str) ->
     from llm.services import open_prepared_backend, statement_store
 
     embedder = make_embedder(settings)
-    backend = open_prepared_backend(settings, embedder)
+    with _reported_errors():
+        backend = open_prepared_backend(settings, embedder)
     bar = _Bar("files")
     try:
         return ingest_statements(backend, files, user, embedder, statement_store(settings), bar)
@@ -157,12 +174,20 @@ def ask(
     except ValueError as exc:
         raise typer.BadParameter(f"--as-of {as_of!r} is not YYYY-MM-DD") from exc
     questions = _questions(question, file)
-    pipeline = build_pipeline(settings)
+    with _reported_errors():
+        pipeline = build_pipeline(settings)
     previous = None
+    failures = 0
     try:
         for text in questions:
-            answer = pipeline.ask(text, user or settings.user, today, previous)
-            previous = answer.plan if answer.result is not None else previous
+            try:
+                answer = pipeline.ask(text, user or settings.user, today, previous)
+            except Exception as exc:  # one bad question must not lose the rest of the file
+                log.exception("answering %r failed", text)
+                failures += 1
+                _print_failure(text, exc, as_json)
+                continue
+            previous = answer.follow_up_basis if answer.result is not None else previous
             if as_json:
                 typer.echo(json.dumps(answer.as_json(), ensure_ascii=False))
                 continue
@@ -174,6 +199,16 @@ def ask(
                 typer.echo("")
     finally:
         pipeline.backend.close()
+    if failures:
+        raise typer.Exit(1)
+
+
+def _print_failure(question: str, exc: Exception, as_json: bool) -> None:
+    message = f"could not answer: {type(exc).__name__}: {exc}"
+    if as_json:
+        typer.echo(json.dumps({"question": question, "error": message}, ensure_ascii=False))
+    else:
+        typer.echo(f"error: {message}", err=True)
 
 
 @app.command()
@@ -201,6 +236,8 @@ def es_node(
 
 def main() -> None:
     mask_logs()
+    # The client logs every retry with a traceback; the commands report failures themselves.
+    logging.getLogger("elastic_transport").setLevel(logging.CRITICAL)
     app()
 
 

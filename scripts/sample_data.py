@@ -4,12 +4,11 @@ The data covers 2024-01 through 2025-06 for three accounts at two banks. Everyth
 one ``random.Random(seed)``, money is ``Decimal`` throughout, and the PDFs carry a fixed creation
 date, so the same seed always yields byte-identical files.
 
-Usage: ``python -m scripts.sample_data OUT_DIR [--seed N]``.
+Usage: ``finsync sample [--out DIR] [--seed N] [--ingest]``.
 """
 
 from __future__ import annotations
 
-import argparse
 import calendar
 import csv
 import random
@@ -901,16 +900,3 @@ def _weekday_on_or_before(day: date) -> date:
     while day.weekday() >= 5:
         day -= timedelta(days=1)
     return day
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", type=Path)
-    parser.add_argument("--seed", type=int, default=7)
-    args = parser.parse_args()
-    sample = generate_sample(args.out_dir, args.seed)
-    print(f"wrote {sample.transactions_csv} and {len(sample.statement_pdfs)} statements")
-
-
-if __name__ == "__main__":
-    main()

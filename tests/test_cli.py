@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -12,7 +13,9 @@ import pytest
 
 from elastic.embedded_backend import EmbeddedBackend
 from elastic.es_backend import ElasticsearchBackend
+from elastic.pdf_reader import read_statement_pdf
 from llm.intent_plan import Intent, IntentPlan
+from scripts.sample_data import SampleSet
 from tests import pandas_reference as ref
 from tests.conftest import SAMPLE_USER
 from tests.labeled import load_cases
@@ -42,8 +45,15 @@ def test_sample_ingest_then_ask_on_the_embedded_default(tmp_path: Path):
     env = {"FINSYNC_DATA_DIR": str(tmp_path / "data")}
     made = finsync("sample", "--out", str(tmp_path / "sample"), "--ingest", env=env, cwd=tmp_path)
     assert made.returncode == 0, made.stderr[-2000:]
-    assert "transactions: 1009 indexed, 0 skipped, 0 errors" in made.stdout
-    assert "statements: 220 indexed" in made.stdout
+    sample = SampleSet(
+        tmp_path / "sample" / "transactions.csv",
+        sorted((tmp_path / "sample" / "statements").glob("*.pdf")),
+    )
+    with sample.transactions_csv.open(newline="") as handle:
+        rows = sum(1 for _ in csv.DictReader(handle))
+    chunks = sum(len(read_statement_pdf(p, "x").chunks) for p in sample.statement_pdfs)
+    assert f"transactions: {rows} indexed, 0 skipped, 0 errors" in made.stdout
+    assert f"statements: {chunks} indexed, 0 skipped, 0 errors" in made.stdout
 
     questions = tmp_path / "questions.txt"
     questions.write_text(

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from elastic.backend import EmbeddingMismatch
+from elastic.embedded_backend import EmbeddedBackend
 from elastic.es_backend import ElasticsearchBackend
 from elastic.ingest import ingest_transactions
 from elastic.pdf_reader import read_statement_pdf
@@ -16,7 +17,8 @@ from elastic.query_builders import q_text_qa
 from llm.embeddings import LocalEmbedder
 from llm.intent_plan import Intent, IntentPlan
 from scripts.sample_data import SampleSet
-from tests.conftest import SAMPLE_USER, es_settings
+from settings import Settings
+from tests.conftest import SAMPLE_USER
 
 pytestmark = pytest.mark.elasticsearch
 
@@ -45,9 +47,18 @@ def test_mappings_use_the_embedder_dims(fresh_es: ElasticsearchBackend, embedder
     assert tx_props["description"]["type"] == "text"
 
 
-def test_existing_index_with_other_dims_is_an_error(fresh_es: ElasticsearchBackend):
+def test_existing_index_with_other_vectors_is_an_error(
+    fresh_es: ElasticsearchBackend, embedder: LocalEmbedder, tmp_path: Path
+):
     with pytest.raises(EmbeddingMismatch, match="768"):
         fresh_es.prepare(768, "text-embedding-005")
+    with pytest.raises(EmbeddingMismatch, match="another-model"):
+        fresh_es.prepare(embedder.dims, "another-model")
+    embedded = EmbeddedBackend(Settings(data_dir=tmp_path / "embedded"))
+    embedded.prepare(embedder.dims, embedder.model_name)
+    with pytest.raises(EmbeddingMismatch, match="another-model"):
+        embedded.prepare(embedder.dims, "another-model")
+    embedded.close()
 
 
 def test_sample_ingest_counts_and_idempotency(
@@ -147,12 +158,6 @@ def test_corrupt_pdf_is_reported_and_the_rest_lands(
     report = ingest_statements(fresh_es, [corrupt, good], "u2", embedder, store)
     assert [(p.source, p.location) for p in report.problems] == [("corrupt.pdf", "file")]
     assert report.indexed == len(read_statement_pdf(good, "x").chunks) > 0
-
-
-def test_settings_pick_index_names(es_url: str, tmp_path: Path):
-    settings = es_settings(es_url, tmp_path)
-    assert settings.backend_name == "elasticsearch"
-    assert settings.statements_index.startswith("test-statements-")
 
 
 def test_text_search_falls_back_to_keywords_when_knn_fails(

@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 from elastic.embedded_backend import EmbeddedBackend
+from llm.answer_composer import compose
 from llm.embeddings import LocalEmbedder
-from llm.intent_plan import Intent
+from llm.intent_plan import Direction, Intent, IntentPlan, Metric
 from llm.intent_router import OfflineRouter
 from llm.pipeline import ChatPipeline, Scope
 from scripts.sample_data import SampleSet
@@ -88,3 +89,35 @@ def test_unreachable_elasticsearch_is_a_clear_answer(embedder: LocalEmbedder):
     answer = pipeline.ask("How much did I spend?", "u", AS_OF)
     assert answer.intent is Intent.clarify and answer.result is None
     assert "not answering" in answer.text and "127.0.0.1:9 is unreachable" in answer.text
+
+
+def test_a_question_whose_dates_cannot_hold_is_clarified(pipeline: ChatPipeline):
+    answer = pipeline.ask("List transactions after today", SAMPLE_USER, AS_OF)
+    assert answer.intent is Intent.clarify
+    assert "rephrase" in answer.text
+
+
+def test_count_trends_are_counted_not_priced(embedded_sample: EmbeddedBackend, frame: pd.DataFrame):
+    plan = IntentPlan(
+        intent=Intent.trend,
+        metric=Metric.count,
+        direction=Direction.any,
+        date_from=date(2025, 1, 1),
+        date_to=date(2025, 6, 30),
+    )
+    text, _ = compose(plan, embedded_sample.trend(SAMPLE_USER, plan))
+    total = sum(count for _, _, count in ref.trend(frame, plan))
+    assert f"**{total:,} transactions**" in text and "$" not in text
+
+
+def test_a_failing_embedder_still_quotes_a_passage(embedded_sample: EmbeddedBackend):
+    class Broken:
+        model_name, dims = "broken", 384
+
+        def embed(self, texts: list[str]):
+            raise ConnectionError("Vertex AI is unreachable")
+
+    pipeline = ChatPipeline(embedded_sample, Broken(), OfflineRouter)
+    answer = pipeline.ask("What is the overdraft fee on my checking account?", SAMPLE_USER, AS_OF)
+    assert answer.result.keyword_only
+    assert "$35.00" in answer.text and answer.citations[0].kind == "statement"

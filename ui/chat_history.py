@@ -39,7 +39,7 @@ def previous_plan() -> IntentPlan | None:
     """The plan of the last answered question: follow-ups ("and in April?") refine it."""
     for turn in reversed(history()):
         if turn.answer is not None and turn.answer.result is not None:
-            return turn.answer.plan
+            return turn.answer.follow_up_basis
     return None
 
 

@@ -80,21 +80,23 @@ def metric_label(plan: IntentPlan, result: AggregateResult) -> str:
     return f"{noun} · {_scope(plan)}"
 
 
-def _hover(interval: Interval, currency: str, with_name: bool) -> str:
+def _hover(interval: Interval, currency: str, with_name: bool, is_money: bool = True) -> str:
     name = "%{fullData.name}: " if with_name else ""
     period = f"%{{x|{_PERIOD_FORMATS[interval]}}}"
-    amount = f"{currency_symbol(currency)}%{{y:,.2f}}"
+    amount = f"{currency_symbol(currency)}%{{y:,.2f}}" if is_money else "%{y:,.0f}"
     return f"{period}<br>{name}<b>{amount}</b> · %{{customdata}} transactions<extra></extra>"
 
 
-def _series(name: str, buckets: Sequence[Bucket], interval: Interval, currency: str) -> go.Scatter:
+def _series(
+    name: str, buckets: Sequence[Bucket], interval: Interval, currency: str, is_money: bool
+) -> go.Scatter:
     return go.Scatter(
         x=[b.period for b in buckets],
         y=[float(b.value) for b in buckets],
         customdata=[b.count for b in buckets],
         name=name,
         mode="lines+markers",
-        hovertemplate=_hover(interval, currency, with_name=True),
+        hovertemplate=_hover(interval, currency, with_name=True, is_money=is_money),
     )
 
 
@@ -119,9 +121,10 @@ def _layout(
 def trend_figure(plan: IntentPlan, result: TrendResult) -> go.Figure:
     """One line for the series, or one line per category when the trend is split."""
     figure = go.Figure()
+    is_money = plan.metric is not Metric.count
     if result.splits:
         for category, buckets in sorted(result.splits.items()):
-            figure.add_trace(_series(category, buckets, result.interval, result.currency))
+            figure.add_trace(_series(category, buckets, result.interval, result.currency, is_money))
     elif result.direction is Direction.net:
         figure.add_trace(
             go.Bar(
@@ -129,18 +132,21 @@ def trend_figure(plan: IntentPlan, result: TrendResult) -> go.Figure:
                 y=[float(b.value) for b in result.series],
                 customdata=[b.count for b in result.series],
                 name=_NOUNS[result.direction],
-                hovertemplate=_hover(result.interval, result.currency, with_name=False),
+                hovertemplate=_hover(result.interval, result.currency, False, is_money),
             )
         )
     else:
-        trace = _series(_NOUNS[result.direction], result.series, result.interval, result.currency)
+        trace = _series(
+            _NOUNS[result.direction], result.series, result.interval, result.currency, is_money
+        )
         trace.update(
-            hovertemplate=_hover(result.interval, result.currency, with_name=False),
+            hovertemplate=_hover(result.interval, result.currency, False, is_money),
             fill="tozeroy",
         )
         figure.add_trace(trace)
     figure.update_layout(showlegend=bool(result.splits))
-    return _layout(figure, trend_title(plan, result), result.currency, money_axis="y")
+    axis = "y" if is_money else ""
+    return _layout(figure, trend_title(plan, result), result.currency, money_axis=axis)
 
 
 def groups_figure(plan: IntentPlan, result: AggregateResult, as_pie: bool) -> go.Figure:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import io
 import re
-import threading
 from pathlib import Path
 
 import pypdfium2 as pdfium
 from PIL import Image, ImageDraw
 
+from elastic.pdf_reader import PDFIUM_LOCK
 from ui.redaction import hidden_spans
 
 RENDER_SCALE = 1.5  # 108 dpi: sharp in a dialog, small enough to send quickly
@@ -18,14 +18,12 @@ HIGHLIGHT_RGBA = (253, 224, 71, 110)
 REDACTION_RGB = (30, 41, 59)
 _PAD = 1.5  # points around each text box
 
-# pdfium is not thread-safe and Streamlit runs each session in its own thread.
-_PDFIUM_LOCK = threading.Lock()
 
 Box = tuple[float, float, float, float]  # left, top, right, bottom in image pixels
 
 
 def page_count(pdf_path: Path) -> int:
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         document = pdfium.PdfDocument(pdf_path)
         try:
             return len(document)
@@ -78,7 +76,7 @@ def page_png(
     scale: float = RENDER_SCALE,
 ) -> bytes:
     """Page ``page`` (1-based) as PNG, ``account_no`` masked and ``passage`` highlighted."""
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         document = pdfium.PdfDocument(pdf_path)
         try:
             if not 1 <= page <= len(document):

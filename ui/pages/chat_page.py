@@ -115,8 +115,6 @@ def _answer_body(turn_index: int, answer: Answer, text_box: DeltaGenerator) -> N
                     on_click=queue_question,
                     args=(suggestion,),
                 )
-    for note in answer.notes:
-        st.caption(f":material/info: {note}")
 
 
 def _show_turn(turn_index: int, turn: ChatTurn) -> None:
