@@ -44,6 +44,9 @@ class MaskAccountNumbers(logging.Filter):
         masked = mask_account_numbers(message)
         if masked != message:
             record.msg, record.args = masked, None
+        if record.exc_info:  # tracebacks quote values too
+            traceback = record.exc_text or logging.Formatter().formatException(record.exc_info)
+            record.exc_text = mask_account_numbers(traceback)
         return True
 
 

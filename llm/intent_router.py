@@ -488,6 +488,8 @@ def _intent(r: _Reading) -> Intent:
         return Intent.aggregate
     if r.accounts and _QUESTION_FORM.search(r.rest.strip()):
         return Intent.text_qa  # about an account but not its money: its terms ("Can it ...?")
+    if r.has(_SINGLE_EXTREME):
+        return Intent.listing  # "my largest transaction": the row itself, by amount
     return Intent.clarify
 
 

@@ -248,6 +248,11 @@ class Mismatch(ValueError):
 _MARKER = re.compile(r"\[(\d+)\]")
 
 
+# Gemini writes prose with [N] markers; a link, an image or HTML can only have come from a
+# passage that tried to give it instructions.
+_MARKUP = re.compile(r"\]\(|https?://|www\.|<[a-zA-Z/!]")
+
+
 @dataclass(frozen=True)
 class Draft:
     """One answer to rewrite: the prompt, and what the rewrite is checked against."""
@@ -270,7 +275,8 @@ class Draft:
         sources = {c.n for c in self.answer.citations}
         cited = {int(n) for n in _MARKER.findall(text)}
         unknown = [f"cites [{n}], which is not a source" for n in sorted(cited - sources)]
-        return unknown + self.facts.problems(text)
+        markup = [f"contains a link, image or HTML ({m.group()!r})" for m in _MARKUP.finditer(text)]
+        return unknown + markup + self.facts.problems(text)
 
     def finish(self, text: str) -> Answer:
         """The answer with Gemini's text as its first paragraph, or ``Mismatch``."""

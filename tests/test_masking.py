@@ -27,3 +27,13 @@ def test_log_records_are_masked(caplog: pytest.LogCaptureFixture):
     with caplog.at_level(logging.WARNING):
         logger.warning("ingest failed for account %s (%s)", "5412750093614321", "card")
     assert caplog.messages == ["ingest failed for account ***4321 (card)"]
+
+
+def test_tracebacks_in_logs_are_masked(caplog: pytest.LogCaptureFixture):
+    logger = logging.getLogger("finsync.test")
+    caplog.handler.addFilter(MaskAccountNumbers())
+    try:
+        raise ValueError("no statement for 4402718831")
+    except ValueError:
+        logger.exception("ingest failed")
+    assert "4402718831" not in caplog.text and "***8831" in caplog.text

