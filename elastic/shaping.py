@@ -82,12 +82,17 @@ _STEP = {
 }
 
 
+def shift(start: date, interval: Interval, n: int) -> date:
+    """``start`` moved by ``n`` calendar intervals (negative: back in time)."""
+    return start + _STEP[interval] * n
+
+
 def bucket_starts(first: date, last: date, interval: Interval) -> list[date]:
     current, end = bucket_start(first, interval), bucket_start(last, interval)
     starts = []
     while current <= end:
         starts.append(current)
-        current = current + _STEP[interval]
+        current = shift(current, interval, 1)
     return starts
 
 

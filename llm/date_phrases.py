@@ -30,6 +30,8 @@ from functools import lru_cache
 from dateparser.date import DateDataParser
 from dateutil.relativedelta import relativedelta
 
+from elastic.shaping import bucket_start, shift
+from llm.intent_plan import Interval
 from llm.text_norm import COUNT, parse_count
 
 _MONTH = (
@@ -88,23 +90,11 @@ _Resolver = Callable[[re.Match[str], date], _Bounds | None]
 
 def _unit_start(day: date, unit: str) -> date:
     """The first day of the calendar day/week/month/quarter/year holding ``day``."""
-    if unit == "week":
-        return day - timedelta(days=day.weekday())
-    if unit == "month":
-        return day.replace(day=1)
-    if unit == "quarter":
-        return date(day.year, 3 * ((day.month - 1) // 3) + 1, 1)
-    if unit == "year":
-        return date(day.year, 1, 1)
-    return day
+    return bucket_start(day, Interval(unit))
 
 
 def _shift(start: date, unit: str, n: int) -> date:
-    if unit == "day":
-        return start + timedelta(days=n)
-    if unit == "week":
-        return start + timedelta(weeks=n)
-    return start + relativedelta(months={"month": 1, "quarter": 3, "year": 12}[unit] * n)
+    return shift(start, Interval(unit), n)
 
 
 def _unit_end(start: date, unit: str) -> date:
