@@ -22,12 +22,19 @@ from elastic.results import (
     TrendResult,
 )
 from llm.answer import Citation, Result
-from llm.formatting import bucket_label, day_label, money, plural
-from llm.intent_plan import Direction, Intent, IntentPlan, Interval, Metric, SortOrder
+from llm.formatting import (
+    DIRECTION_NOUN,
+    INTERVAL_ADVERB,
+    METRIC_WORD,
+    bucket_label,
+    day_label,
+    money,
+    plural,
+)
+from llm.intent_plan import Direction, Intent, IntentPlan, Metric, SortOrder
 
 log = logging.getLogger(__name__)
 Embed = Callable[[list[str]], np.ndarray]
-_METRIC_WORD = {Metric.avg: "average", Metric.min: "smallest", Metric.max: "largest"}
 _MARKUP = str.maketrans({"[": "(", "]": ")", "`": "'", "<": "‹", ">": "›", "|": "/"})
 
 
@@ -68,14 +75,6 @@ def describe_filters(plan: IntentPlan) -> str:
     return " ".join(parts)
 
 
-_DIRECTION_NOUN = {
-    Direction.out: "spending",
-    Direction.in_: "income",
-    Direction.net: "net cash flow",
-    Direction.any: "transactions",
-}
-
-
 def transactions_citation(n: int, plan: IntentPlan, count: int) -> Citation:
     """A citation that opens exactly the rows behind a number."""
     rows_plan = plan.model_copy(
@@ -109,8 +108,8 @@ def _sentence(plan: IntentPlan, result: AggregateResult) -> str:
             Direction.any: "The transactions total",
         }[plan.direction]
         return f"{verb} **{amount}** {scope} ({plural(result.count, 'transaction')})"
-    label = _METRIC_WORD[result.metric]
-    noun = _DIRECTION_NOUN[plan.direction]
+    label = METRIC_WORD[result.metric]
+    noun = DIRECTION_NOUN[plan.direction]
     return (
         f"The {label} {noun} transaction {scope} was **{amount}** "
         f"(over {plural(result.count, 'transaction')})"
@@ -140,19 +139,10 @@ def compose_aggregate(plan: IntentPlan, result: AggregateResult) -> tuple[str, l
     return text, [citation]
 
 
-_ADVERB = {
-    Interval.day: "Daily",
-    Interval.week: "Weekly",
-    Interval.month: "Monthly",
-    Interval.quarter: "Quarterly",
-    Interval.year: "Yearly",
-}
-
-
 def compose_trend(plan: IntentPlan, result: TrendResult) -> tuple[str, list[Citation]]:
     count = sum(b.count for b in result.series)
     citation = transactions_citation(1, plan, count)
-    noun = _DIRECTION_NOUN[plan.direction]
+    noun = DIRECTION_NOUN[plan.direction]
     scope = " ".join(x for x in (describe_filters(plan), describe_period(plan)) if x)
     if not result.series or count == 0:
         return f"I found no {noun} {scope} [1].", [citation]
@@ -172,9 +162,9 @@ def compose_trend(plan: IntentPlan, result: TrendResult) -> tuple[str, list[Cita
     elif plan.metric is Metric.count:
         headline = f"**{plural(count, 'transaction')}** {span}"
     else:
-        headline = f"the {_METRIC_WORD[plan.metric]} transaction in each {interval}, {span}"
+        headline = f"the {METRIC_WORD[plan.metric]} transaction in each {interval}, {span}"
     text = (
-        f"{_ADVERB[result.interval]} {noun} {scope}: {headline}. "
+        f"{INTERVAL_ADVERB[result.interval]} {noun} {scope}: {headline}. "
         f"Highest: {bucket_label(high.period, interval)} ({shown(high.value)}); "
         f"lowest: {bucket_label(low.period, interval)} ({shown(low.value)}) [1]."
     )

@@ -5,7 +5,23 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
+from llm.intent_plan import Direction, Interval, Metric
+
 CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
+DIRECTION_NOUN = {
+    Direction.out: "spending",
+    Direction.in_: "income",
+    Direction.net: "net cash flow",
+    Direction.any: "transactions",
+}
+INTERVAL_ADVERB = {
+    Interval.day: "Daily",
+    Interval.week: "Weekly",
+    Interval.month: "Monthly",
+    Interval.quarter: "Quarterly",
+    Interval.year: "Yearly",
+}
+METRIC_WORD = {Metric.avg: "average", Metric.min: "smallest", Metric.max: "largest"}
 
 
 def currency_symbol(currency: str) -> str:

@@ -9,23 +9,10 @@ from datetime import date
 import plotly.graph_objects as go
 
 from elastic.results import AggregateResult, Bucket, TrendResult
-from llm.formatting import currency_symbol
+from llm.formatting import DIRECTION_NOUN, INTERVAL_ADVERB, currency_symbol
 from llm.intent_plan import Direction, GroupBy, IntentPlan, Interval, Metric
 from ui.formatting import period_label
 
-_NOUNS = {
-    Direction.out: "Spending",
-    Direction.in_: "Income",
-    Direction.net: "Net cash flow",
-    Direction.any: "Transactions",
-}
-_INTERVAL_ADJECTIVES = {
-    Interval.day: "Daily",
-    Interval.week: "Weekly",
-    Interval.month: "Monthly",
-    Interval.quarter: "Quarterly",
-    Interval.year: "Yearly",
-}
 _PERIOD_FORMATS = {
     Interval.day: "%b %-d, %Y",
     Interval.week: "week of %b %-d, %Y",
@@ -59,12 +46,12 @@ def _scope(plan: IntentPlan) -> str:
 
 
 def trend_title(plan: IntentPlan, result: TrendResult) -> str:
-    noun = _NOUNS[result.direction].lower()
-    return f"{_INTERVAL_ADJECTIVES[result.interval]} {noun} — {_scope(plan)}"
+    noun = DIRECTION_NOUN[result.direction]
+    return f"{INTERVAL_ADVERB[result.interval]} {noun} — {_scope(plan)}"
 
 
 def groups_title(plan: IntentPlan, result: AggregateResult) -> str:
-    noun = _NOUNS[result.direction]
+    noun = DIRECTION_NOUN[result.direction].capitalize()
     if result.metric is not Metric.sum:
         noun = f"{_METRIC_LABELS[result.metric]} {noun.lower()}"
     by = _GROUP_LABELS[plan.group_by] if plan.group_by else "group"
@@ -72,7 +59,7 @@ def groups_title(plan: IntentPlan, result: AggregateResult) -> str:
 
 
 def metric_label(plan: IntentPlan, result: AggregateResult) -> str:
-    noun = _NOUNS[result.direction]
+    noun = DIRECTION_NOUN[result.direction].capitalize()
     if result.metric is Metric.count:
         return f"Number of transactions · {_scope(plan)}"
     if result.metric is not Metric.sum:
@@ -131,13 +118,17 @@ def trend_figure(plan: IntentPlan, result: TrendResult) -> go.Figure:
                 x=[b.period for b in result.series],
                 y=[float(b.value) for b in result.series],
                 customdata=[b.count for b in result.series],
-                name=_NOUNS[result.direction],
+                name=DIRECTION_NOUN[result.direction].capitalize(),
                 hovertemplate=_hover(result.interval, result.currency, False, is_money),
             )
         )
     else:
         trace = _series(
-            _NOUNS[result.direction], result.series, result.interval, result.currency, is_money
+            DIRECTION_NOUN[result.direction].capitalize(),
+            result.series,
+            result.interval,
+            result.currency,
+            is_money,
         )
         trace.update(
             hovertemplate=_hover(result.interval, result.currency, False, is_money),
