@@ -36,34 +36,32 @@ def transaction_from_source(src: dict[str, Any]) -> Transaction:
     )
 
 
-def hit_from_source(src: dict[str, Any], score: float) -> StatementHit:
+def _statement_fields(src: Mapping[str, Any]) -> dict[str, Any]:
+    """What every chunk of a statement stores about the statement itself."""
+    return {
+        "statement_id": src["statement_id"],
+        "bank_name": src["bank_name"],
+        "account_name": src["account_name"],
+        "account_no": src["account_no"],
+        "statement_from": date.fromisoformat(src["statement_from"]),
+        "statement_to": date.fromisoformat(src["statement_to"]),
+        "source_file": src["source_file"],
+    }
+
+
+def hit_from_source(src: Mapping[str, Any], score: float) -> StatementHit:
     return StatementHit(
-        statement_id=src["statement_id"],
         page=int(src["page"]),
         chunk=int(src["chunk"]),
         score=score,
         text=src["text"],
-        bank_name=src["bank_name"],
-        account_name=src["account_name"],
-        account_no=src["account_no"],
-        statement_from=date.fromisoformat(src["statement_from"]),
-        statement_to=date.fromisoformat(src["statement_to"]),
-        source_file=src["source_file"],
+        **_statement_fields(src),
     )
 
 
 def statement_info(src: Mapping[str, Any], pages: int) -> StatementInfo:
     """One statement as the Sources page lists it, from any of its stored chunks."""
-    return StatementInfo(
-        statement_id=src["statement_id"],
-        bank_name=src["bank_name"],
-        account_name=src["account_name"],
-        account_no=src["account_no"],
-        statement_from=date.fromisoformat(src["statement_from"]),
-        statement_to=date.fromisoformat(src["statement_to"]),
-        pages=pages,
-        source_file=src["source_file"],
-    )
+    return StatementInfo(pages=pages, **_statement_fields(src))
 
 
 def in_listing_order(infos: list[StatementInfo]) -> list[StatementInfo]:
