@@ -1,0 +1,1108 @@
+"""Bank CSV exports of any layout → ``ParsedFile``, reading every column by its header name.
+
+Layouts are data: ``csv_profiles.toml`` holds one profile per known export (the headers that
+identify it, which header holds which value, how dates and amounts are written, the sign
+convention) and per-language header synonyms for layouts no profile knows. Column positions never
+matter, so reordered or added columns do not break a profile. A file is read as a stream; only
+its rows are kept.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import re
+import tomllib
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+from decimal import Decimal
+from functools import cache, lru_cache
+from itertools import islice
+from pathlib import Path
+from typing import Literal, TypeVar
+
+import charset_normalizer
+from dateutil import parser as dateutil_parser
+
+from elastic.ingest.parsed import BalanceFact, ParsedFile, ParsedRow, UnreadableFile
+from elastic.records import IngestProblem
+
+PROFILES_PATH = Path(__file__).with_name("csv_profiles.toml")
+PROJECT_PROFILE = "finsync-csv"  # the format of the "finsync" profile: the project's own schema
+DELIMITERS = (",", ";", "\t", "|")
+HEAD_BYTES = 64 * 1024  # read to find the header; holds any preamble
+HEADER_SEARCH = 40  # records above the header at most
+SAMPLE_ROWS = 5  # rows shown by inspect(), and read to recognise a file without a header row
+CHARSET_SAMPLE = 256 * 1024  # bytes of non-ASCII lines shown to charset-normalizer
+MAPPING_HINT = "map them on the Ingest page"
+
+Sign = Literal["signed", "spend_positive", "debit_credit", "direction_column"]
+# Resolution order: earlier roles take a header first.
+ROLES = (
+    "date",
+    "amount",
+    "debit",
+    "credit",
+    "direction",
+    "description",
+    "merchant",
+    "currency",
+    "balance",
+    "balance_before",
+    "category",
+    "account_no",
+    "account_name",
+    "bank_name",
+    "transaction_id",
+    "status",
+    "fee",
+    "record_type",
+)
+PREAMBLE_ROLES = (
+    "account_no",
+    "account_name",
+    "bank_name",
+    "currency",
+    "period",
+    "closing_balance",
+    "available_balance",
+)
+ENCODING_NAMES = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "cp1252": "Windows-1252"}
+CURRENCY_SYMBOLS = {"€": "EUR", "£": "GBP"}
+SEPARATOR_NAMES = {",": "a comma", ".": "a point", "'": "an apostrophe", "’": "an apostrophe"}
+THOUSANDS = ".,'’ "
+CENT = Decimal("0.01")
+ZERO = Decimal("0.00")
+
+_NOT_CSV = (b"%PDF", b"<", b"OFXHEADER", b"{1:", b"PK\x03\x04", b"\xd0\xcf\x11\xe0")
+_MT940_TAG = re.compile(rb"^:(?:20|25|28C|60[FM]|61):", re.MULTILINE)
+_HEADER_CURRENCY = re.compile(r"\s*[(\[]\s*([A-Za-z]{3}|[€£])\s*[)\]]\s*$")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LETTER = re.compile(r"[^\W\d_]")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_BAD_BYTE = re.compile(r"[\udc80-\udcff]")
+_YEAR_FIRST = re.compile(r"\s*\d{4}")
+_DATE_TOKEN = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}")
+_DIGITS = re.compile(r"[0-9]+")
+_NOT_DIGITS = re.compile(r"[^0-9]+")
+_SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2212": "-"})
+# A currency code or symbol stuck to a number ("£1,234.56", "-12,50 €", "SEK 100"); "CR"/"DR"
+# are directions, not currencies, and are left to fail as not a number.
+_CURRENCY_MARK = r"(?:(?![CcDd][Rr]\b)[^\W\d_]{1,3}\.?|[^\W\d_]{0,2}[$€£¥₹₽₩₺₪₴₱฿])"
+_AMOUNT = re.compile(
+    rf"(?P<lead>[-+])?\s*(?:{_CURRENCY_MARK}\s*)?(?P<lead2>[-+])?\s*"
+    rf"(?P<number>\d[\d.,'’ ]*?)\s*(?P<trail>-)?\s*(?:{_CURRENCY_MARK})?\s*(?P<trail2>-)?"
+)
+_NO_YEAR = datetime(1, 1, 1)  # dateutil's default: a value without a year keeps year 1
+_FORMAT_HINTS = {
+    "%Y": "YYYY",
+    "%y": "YY",
+    "%m": "MM",
+    "%d": "DD",
+    "%b": "Mon",
+    "%B": "Month",
+    "%H": "hh",
+    "%I": "hh",
+    "%M": "mm",
+    "%S": "ss",
+    "%f": "ffffff",
+    "%p": "AM/PM",
+    "%z": "+hhmm",
+}
+
+
+@dataclass(frozen=True)
+class ColumnMapping:
+    """Which header holds each value, and how the file writes its dates and amounts.
+
+    Header names match case- and whitespace-insensitively; a column with an empty header is
+    called "column N", counting from 1. ``description`` may name several columns, joined with
+    a space. Conventions left unset (``decimal``, ``day_first`` without ``date_formats``) are
+    inferred from the whole file; empty value lists mean the usual ones (``[values]`` in
+    csv_profiles.toml).
+    """
+
+    date: str
+    description: tuple[str, ...] = ()
+    amount: str | None = None
+    debit: str | None = None
+    credit: str | None = None
+    direction: str | None = None  # "Debit/Credit", "S/H", "Af Bij": which way an amount goes
+    currency: str | None = None
+    category: str | None = None
+    merchant: str | None = None  # the payee or counterparty
+    balance: str | None = None
+    balance_before: str | None = None  # a balance printed before the row instead of after
+    account_no: str | None = None
+    account_name: str | None = None
+    bank_name: str | None = None
+    transaction_id: str | None = None
+    status: str | None = None  # a row whose status is in pending_values is not booked
+    fee: str | None = None
+    record_type: str | None = None  # tells transactions from balance and total lines
+    sign: Sign = "signed"
+    date_formats: tuple[str, ...] = ()  # strptime formats; empty: read by dateutil
+    day_first: bool | None = None  # for dates read by dateutil
+    decimal: str | None = None  # "." or ","
+    thousands: str | None = None  # characters allowed between thousands
+    pending_values: tuple[str, ...] = ()
+    debit_values: tuple[str, ...] = ()  # may hold "": a blank direction is a debit
+    credit_values: tuple[str, ...] = ()
+    describe_by_merchant: bool = True  # a row with no description text is named by its payee
+    transaction_types: tuple[str, ...] = ()  # record types that are transactions; others skip
+    opening_balance_types: tuple[str, ...] = ()  # record types stating an opening balance
+    closing_balance_types: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.sign == "debit_credit":
+            if not (self.debit and self.credit):
+                raise ValueError("sign debit_credit needs a debit and a credit column")
+        elif not self.amount:
+            raise ValueError(f"sign {self.sign} needs an amount column")
+        if self.sign == "direction_column" and not self.direction:
+            raise ValueError("sign direction_column needs a direction column")
+        if self.decimal not in (None, ".", ","):
+            raise ValueError(f"decimal separator {self.decimal!r} is not '.' or ','")
+
+    @classmethod
+    def from_roles(cls, roles: Mapping[str, str | Sequence[str]]) -> ColumnMapping:
+        """A mapping from role → header name(s), as a guided mapping picks them. The sign
+        convention follows from the columns: debit and credit without an amount are two
+        columns, a direction column says which way; the rest is inferred from the file."""
+        columns = dict(roles)
+        if unknown := columns.keys() - set(ROLES):
+            raise ValueError(f"unknown role(s): {', '.join(sorted(unknown))}")
+        description = columns.pop("description", ())
+        sign: Sign = "signed"
+        if columns.get("direction"):
+            sign = "direction_column"
+        elif not columns.get("amount") and columns.get("debit") and columns.get("credit"):
+            sign = "debit_credit"
+        return cls(
+            **columns,
+            description=(description,) if isinstance(description, str) else tuple(description),
+            sign=sign,
+        )
+
+    @property
+    def money_columns(self) -> tuple[str, ...]:
+        """The date and money headers: without them a file cannot be read at all."""
+        money = (self.debit, self.credit) if self.sign == "debit_credit" else (self.amount,)
+        return tuple(c for c in (self.date, *money, self.direction) if c)
+
+    def columns(self) -> dict[str, str | tuple[str, ...]]:
+        """Role → header name(s), for every role this mapping names."""
+        named = {role: getattr(self, role) for role in ROLES}
+        return {role: value for role, value in named.items() if value}
+
+
+@dataclass(frozen=True)
+class CsvLayout:
+    """What a file looks like, for a guided mapping, and how ``read`` would take it."""
+
+    encoding: str  # Python codec name: "utf-8", "utf-8-sig", "cp1252" or "latin-1"
+    delimiter: str
+    preamble: tuple[str, ...]  # the lines above the header, as text
+    header_line: int | None  # None: the layout leaves the header row out
+    headers: tuple[str, ...]  # repeated names get " (2)", " (3)", …; empty ones "column N"
+    rows: tuple[tuple[str, ...], ...]  # the first data rows
+    profile: str | None  # the name of the matching profile
+    mapping: ColumnMapping | None  # None: no profile or synonyms fit; a mapping is needed
+
+
+@dataclass(frozen=True)
+class _Profile:
+    key: str
+    name: str
+    format: str
+    identify: tuple[str, ...]  # normalised header names
+    header: tuple[str, ...]  # the header names of a layout that leaves its header row out
+    quote: str  # the character the layout quotes values with
+    mapping: ColumnMapping
+    bank_name: str | None
+    currency: str | None
+    encoding: str | None
+    preamble: Mapping[str, tuple[str, ...]]  # role → keys
+
+
+@dataclass(frozen=True)
+class _Config:
+    profiles: tuple[_Profile, ...]
+    synonyms: Mapping[str, Mapping[str, tuple[str, ...]]]  # language → role → normalised names
+    preamble: Mapping[str, tuple[str, ...]]
+    pending: tuple[str, ...]
+    debit: tuple[str, ...]
+    credit: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Header:
+    """Where the rows start, what their columns are called, and how they will be read."""
+
+    delimiter: str
+    names: tuple[str, ...]
+    skip: int  # records above the first row: the preamble (blank lines included), the header
+    line: int | None  # physical line of the header row; None when the layout has none
+    quote: str = '"'
+    profile: _Profile | None = None
+    mapping: ColumnMapping | None = None
+    kind: Literal["profile", "mapped", "generic", "guess"] = "guess"
+
+
+@dataclass(frozen=True)
+class _Layout:
+    encoding: str
+    header: _Header
+    preamble: tuple[list[str], ...]
+    head: str  # the decoded start of the file
+
+
+_Record = tuple[int, list[str] | csv.Error]  # (first physical line, cells or why not)
+_T = TypeVar("_T")
+
+
+# ---------------------------------------------------------------------------------------------
+# Public API
+
+
+def sniff(head: bytes) -> bool:
+    """Whether ``head`` (the first bytes of a file) is delimited text with a header row, or in
+    a known layout that leaves the header out."""
+    body = head.removeprefix(codecs.BOM_UTF8).lstrip()
+    if not body or b"\x00" in head or body.startswith(_NOT_CSV):
+        return False
+    if b"<OFX>" in head.upper() or _MT940_TAG.search(head):
+        return False
+    text = _decode_head(head)
+    return _find_header(text, None) is not None or _guess_header(text) is not None
+
+
+def read(path: Path, mapping: ColumnMapping | None = None) -> ParsedFile:
+    """Every row of a bank CSV export; each bad row becomes a problem and the file goes on.
+
+    ``mapping`` reads a layout no profile knows. Raises UnreadableFile when the file is not
+    delimited text or its columns cannot be told apart (the message names those it found).
+    """
+    layout = _layout(path, mapping)
+    header = layout.header
+    if header.mapping is None:
+        raise UnreadableFile(_needs_mapping(header.names))
+    chosen = _settle(path, layout, header.mapping)
+    parsed = ParsedFile(format=_format_name(header, chosen))
+    dates = _DateReader(chosen.date, chosen.date_formats, chosen.day_first)
+    _fill_file_values(parsed, layout, chosen, dates)
+    rows = _RowReader(chosen, header.names, layout.encoding, _config(), dates)
+    for line, cells in _data_records(path, layout):
+        try:
+            if isinstance(cells, csv.Error):
+                raise ValueError(str(cells))
+            for item in rows.read(line, cells):
+                if isinstance(item, BalanceFact):
+                    parsed.balances.append(item)
+                else:
+                    parsed.rows.append(item)
+        except ValueError as exc:
+            parsed.problems.append(IngestProblem(path.name, f"line {line}", str(exc)))
+    _preamble_balances(parsed, layout, chosen)
+    return parsed
+
+
+def _preamble_balances(parsed: ParsedFile, layout: _Layout, mapping: ColumnMapping) -> None:
+    """Balances a preamble states ("Ledger Balance:,13532.14", "Saldo;150,00;EUR"), as of the
+    end of the stated period, else of the newest row."""
+    keys = _config().preamble
+    numbers = _NumberReader(mapping.decimal or ".", mapping.thousands)
+    dated = [row.date for row in parsed.rows if row.date]
+    as_of = parsed.period[1] if parsed.period else max(dated, default=None)
+    if as_of is None:
+        return
+    stated = {b.name for b in parsed.balances}
+    for number, cells in enumerate(layout.preamble, start=1):
+        filled = [c.strip() for c in cells if c.strip()]
+        if len(filled) == 1 and ":" in filled[0]:
+            filled = [part.strip() for part in filled[0].split(":", 1)]
+        if len(filled) < 2:
+            continue
+        key = _norm(filled[0]).rstrip(":")
+        for name in ("closing_balance", "available_balance"):
+            if key not in keys.get(name, ()) or name in stated:
+                continue
+            try:
+                amount = numbers.read(filled[1], filled[0])
+            except ValueError:
+                continue
+            currency = next(filter(None, map(_currency_code, filled[2:])), parsed.currency)
+            parsed.balances.append(BalanceFact(name, amount, currency, as_of, f"line {number}"))
+            stated.add(name)
+
+
+def inspect(path: Path) -> CsvLayout:
+    """How ``path`` is laid out and how ``read`` would take it (conventions a mapping leaves
+    open are settled from the whole file; no row is kept)."""
+    layout = _layout(path, None)
+    header = layout.header
+    mapping = header.mapping and _settle(path, layout, header.mapping)
+    records = _records(io.StringIO(layout.head, newline=""), header.delimiter, header.quote)
+    below = islice(records, header.skip, None)
+    sample = (tuple(c.strip() for c in cells) for _, cells in below if isinstance(cells, list))
+    return CsvLayout(
+        encoding=layout.encoding,
+        delimiter=header.delimiter,
+        preamble=tuple(_LINE_BREAK.split(layout.head)[: (header.line or 1) - 1]),
+        header_line=header.line,
+        headers=header.names,
+        rows=tuple(islice((row for row in sample if any(row)), SAMPLE_ROWS)),
+        profile=header.profile.name if header.profile else None,
+        mapping=mapping,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Profiles and synonyms
+
+
+def _norm(name: str) -> str:
+    """A header or key as compared: no case, no whitespace, no currency suffix like "(EUR)"."""
+    name = unicodedata.normalize("NFKC", name).replace("\ufeff", "")
+    return "".join(_HEADER_CURRENCY.sub("", name).casefold().split())
+
+
+def _names(values: str | list[str]) -> tuple[str, ...]:
+    return (values,) if isinstance(values, str) else tuple(values)
+
+
+@cache
+def project_columns() -> tuple[str, ...]:
+    """FinSync's own CSV schema: the columns its profile identifies, in order."""
+    with PROFILES_PATH.open("rb") as handle:
+        return tuple(tomllib.load(handle)["profiles"]["finsync"]["identify"])
+
+
+@cache
+def _config() -> _Config:
+    with PROFILES_PATH.open("rb") as handle:
+        data = tomllib.load(handle)
+    synonyms = {
+        language: {role: tuple(_norm(n) for n in names) for role, names in table.items()}
+        for language, table in data["synonyms"].items()
+    }
+    values = data["values"]
+    return _Config(
+        profiles=tuple(_profile(key, table) for key, table in data["profiles"].items()),
+        synonyms=synonyms,
+        preamble=_preamble_keys(data["preamble"]),
+        pending=tuple(values["pending"]),
+        debit=tuple(values["debit"]),
+        credit=tuple(values["credit"]),
+    )
+
+
+def _preamble_keys(table: Mapping[str, list[str]]) -> dict[str, tuple[str, ...]]:
+    """Role → keys, normalised like headers; period keys stay words to find inside text."""
+    return {
+        role: tuple(k if role == "period" else _norm(k) for k in table.get(role, ()))
+        for role in PREAMBLE_ROLES
+    }
+
+
+_MAPPING_LISTS = (
+    "date_formats",
+    "pending_values",
+    "debit_values",
+    "credit_values",
+    "transaction_types",
+    "opening_balance_types",
+    "closing_balance_types",
+)
+
+
+def _profile(key: str, table: dict) -> _Profile:
+    columns = dict(table["columns"])
+    columns["description"] = _names(columns.get("description", ()))
+    settings = {k: table[k] for k in ("sign", "day_first", "decimal", "thousands") if k in table}
+    lists = {k: tuple(table[k]) for k in _MAPPING_LISTS if k in table}
+    mapping = ColumnMapping(
+        **columns,
+        **settings,
+        **lists,
+        describe_by_merchant=table.get("describe_by_merchant", True),
+    )
+    return _Profile(
+        key=key,
+        name=table["name"],
+        format=table.get("format", f"bank-csv ({table['name']})"),
+        identify=tuple(_norm(n) for n in table["identify"]),
+        header=tuple(table.get("header", ())),
+        quote=table.get("quote", '"'),
+        mapping=mapping,
+        bank_name=table.get("bank"),
+        currency=table.get("currency"),
+        encoding=table.get("encoding"),
+        preamble=_preamble_keys(table["preamble"]) if "preamble" in table else {},
+    )
+
+
+def _index(names: Iterable[str]) -> dict[str, int]:
+    """Normalised header → position; a repeated name is found at its first position."""
+    index: dict[str, int] = {}
+    for position, name in enumerate(names):
+        index.setdefault(_norm(name), position)
+    return index
+
+
+def _header_names(cells: list[str]) -> tuple[str, ...]:
+    """Header cells, stripped; a repeated name gets " (2)", " (3)", …, an empty one "column N",
+    so that every column can be mapped."""
+    seen: Counter[str] = Counter()
+    names = []
+    for position, cell in enumerate(cells, start=1):
+        name = cell.replace("\ufeff", "").strip() or f"column {position}"
+        seen[_norm(name)] += 1
+        count = seen[_norm(name)]
+        names.append(f"{name} ({count})" if count > 1 else name)
+    return tuple(names)
+
+
+def _has_columns(mapping: ColumnMapping, index: Mapping[str, int]) -> bool:
+    return all(_norm(c) in index for c in mapping.money_columns)
+
+
+def _match_profile(index: Mapping[str, int], config: _Config) -> _Profile | None:
+    matches = [
+        p
+        for p in config.profiles
+        if all(n in index for n in p.identify) and _has_columns(p.mapping, index)
+    ]
+    return max(matches, key=lambda p: len(p.identify), default=None)
+
+
+def _generic_mapping(names: tuple[str, ...], config: _Config) -> ColumnMapping | None:
+    """A mapping from header synonyms: those of the language naming most headers, then English."""
+    normalised = [_norm(n) for n in names]
+
+    def score(language: str) -> int:
+        known = {s for synonyms in config.synonyms[language].values() for s in synonyms}
+        return sum(n in known for n in normalised)
+
+    best = max(config.synonyms, key=score)
+    used: set[int] = set()
+    found: dict[str, list[int]] = {}
+    for role in ROLES:
+        for language in dict.fromkeys((best, "en")):
+            synonyms = config.synonyms[language].get(role, ())
+            hits = [
+                i for s in synonyms for i, n in enumerate(normalised) if n == s and i not in used
+            ]
+            if hits:
+                hits = sorted(set(hits)) if role == "description" else hits[:1]
+                found[role] = hits
+                used.update(hits)
+                break
+    has_money = "amount" in found or ("debit" in found and "credit" in found)
+    if "date" not in found or not has_money or not ({"description", "merchant"} & found.keys()):
+        return None
+    column = {role: names[hits[0]] for role, hits in found.items() if role != "description"}
+    sign: Sign
+    if "amount" in column:
+        column.pop("debit", None)
+        column.pop("credit", None)
+        sign = "direction_column" if "direction" in column else "signed"
+    else:
+        column.pop("direction", None)
+        sign = "debit_credit"
+    description = tuple(names[i] for i in found.get("description", ()))
+    return ColumnMapping(**column, description=description, sign=sign)
+
+
+# ---------------------------------------------------------------------------------------------
+# Encoding, delimiter and header
+
+
+def _detect_encoding(path: Path) -> str:
+    """UTF-8 (with or without BOM) whenever the bytes say so, else Windows-1252 or Latin-1.
+
+    A file that is UTF-8 apart from a few damaged bytes stays UTF-8: those rows are reported.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+    valid = invalid = 0
+    sample = bytearray()
+    try:
+        with path.open("rb") as handle:
+            if handle.read(3) == codecs.BOM_UTF8:
+                return "utf-8-sig"
+            handle.seek(0)
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                text = decoder.decode(chunk)
+                if chunk.isascii():
+                    continue
+                bad = len(_BAD_BYTE.findall(text))
+                invalid += bad
+                valid += len(_NON_ASCII.findall(text)) - bad
+                for line in chunk.splitlines():
+                    if len(sample) < CHARSET_SAMPLE and not line.isascii():
+                        sample += line + b"\n"
+    except OSError as exc:
+        raise UnreadableFile(f"cannot open ({exc.strerror})") from exc
+    if invalid == 0 or valid > invalid:
+        return "utf-8"
+    best = charset_normalizer.from_bytes(bytes(sample), cp_isolation=["cp1252", "latin_1"]).best()
+    if best is None or best.encoding != "cp1252":
+        return "latin-1"
+    # Both decode bytes outside 0x80–0x9F alike; the file then is plain Latin-1.
+    return "cp1252" if any(0x80 <= b <= 0x9F for b in sample) else "latin-1"
+
+
+def _decode_head(head: bytes) -> str:
+    """The first bytes as text, for sniffing: UTF-8 when they are (a cut last character aside)."""
+    try:
+        return head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(head) - 3:
+            return head[: exc.start].decode("utf-8-sig")
+        return head.decode("cp1252", errors="replace")
+
+
+def _records(lines: Iterable[str], delimiter: str, quote: str = '"') -> Iterator[_Record]:
+    """CSV records with the physical line each starts on; a malformed one yields its error."""
+    reader = csv.reader(lines, delimiter=delimiter, quotechar=quote)
+    start = 1
+    while True:
+        try:
+            record: list[str] | csv.Error = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            record = exc
+        yield start, record
+        start = reader.line_num + 1
+
+
+def _head_records(text: str, delimiter: str, quote: str = '"') -> list[tuple[int, list[str]]]:
+    records = _records(io.StringIO(text, newline=""), delimiter, quote)
+    records = islice(records, HEADER_SEARCH + 20)
+    return [(line, cells if isinstance(cells, list) else []) for line, cells in records]
+
+
+def _find_header(text: str, mapping: ColumnMapping | None) -> _Header | None:
+    """The header row: the line whose names fit ``mapping``, a profile, or enough synonyms;
+    failing those, the first rows of a profile that leaves its header out.
+
+    Every delimiter is tried; a profile beats synonyms, more identifying headers beat fewer,
+    and an earlier line beats a later one.
+    """
+    config = _config()
+    best: _Header | None = None
+    best_rank: tuple[int, int, int] | None = None
+    for delimiter in DELIMITERS:
+        for record, (line, cells) in enumerate(_head_records(text, delimiter)[:HEADER_SEARCH]):
+            if sum(bool(c.strip()) for c in cells) < 2:
+                continue
+            names = _header_names(cells)
+            index = _index(names)
+            found = _Header(delimiter, names, record + 1, line)
+            if mapping is not None:
+                found = replace(found, mapping=mapping, kind="mapped")
+                rank = (3, 0) if _has_columns(mapping, index) else None
+            elif profile := _match_profile(index, config):
+                found = replace(
+                    found,
+                    quote=profile.quote,
+                    profile=profile,
+                    mapping=profile.mapping,
+                    kind="profile",
+                )
+                rank = (2, len(profile.identify))
+            elif generic := _generic_mapping(names, config):
+                found = replace(found, mapping=generic, kind="generic")
+                rank = (1, len(generic.columns()))
+            else:
+                rank = None
+            if rank and (best_rank is None or (*rank, -line) > best_rank):
+                best, best_rank = found, (*rank, -line)
+    return best or (_match_headerless(text, config) if mapping is None else None)
+
+
+def _match_headerless(text: str, config: _Config) -> _Header | None:
+    """A profile without a header row whose column count and values fit the first rows."""
+    for delimiter in DELIMITERS:
+        for profile in (p for p in config.profiles if p.header):
+            records = _head_records(text, delimiter, profile.quote)
+            first = [cells for _, cells in records if any(c.strip() for c in cells)][:SAMPLE_ROWS]
+            width = len(profile.header)
+            if first and all(
+                len(c) >= width and not any(x.strip() for x in c[width:]) for c in first
+            ):
+                mapping = profile.mapping
+                dates = _DateReader(mapping.date, mapping.date_formats, mapping.day_first)
+                rows = _RowReader(mapping, profile.header, "utf-8", config, dates)
+                try:
+                    for cells in first:
+                        rows.read(0, cells)
+                except ValueError:
+                    continue
+                return _Header(
+                    delimiter, profile.header, 0, None, profile.quote, profile, mapping, "profile"
+                )
+    return None
+
+
+def _guess_header(text: str) -> _Header | None:
+    """For layouts nothing recognises: the first all-text row whose width the rows below share."""
+    best: _Header | None = None
+    best_rank: tuple[int, int, int] | None = None
+    for delimiter in DELIMITERS:
+        records = _head_records(text, delimiter)
+        for record, (line, cells) in enumerate(records[:HEADER_SEARCH]):
+            filled = [c for c in cells if c.strip()]
+            if len(filled) < 2 or not all(_LETTER.search(c) for c in filled):
+                continue
+            below = [c for _, c in records[record + 1 : record + 11] if any(x.strip() for x in c)]
+            agree = sum(len(c) == len(cells) for c in below)
+            if below and agree * 2 <= len(below):
+                continue
+            rank = (agree, len(cells), -line)
+            if best_rank is None or rank > best_rank:
+                best, best_rank = _Header(delimiter, _header_names(cells), record + 1, line), rank
+            break
+    return best
+
+
+def _read_head(path: Path) -> bytes:
+    with path.open("rb") as handle:
+        head = handle.read(HEAD_BYTES)
+        if handle.read(1) and b"\n" in head:  # drop the cut last line
+            head = head[: head.rfind(b"\n") + 1]
+    return head
+
+
+def _layout(path: Path, mapping: ColumnMapping | None) -> _Layout:
+    encoding = _detect_encoding(path)
+    raw = _read_head(path)
+    if not raw.strip():
+        raise UnreadableFile("the file is empty")
+    if b"\x00" in raw:
+        raise UnreadableFile("not a text file (it holds NUL bytes)")
+    head = raw.decode(encoding, errors="replace")
+    header = _find_header(head, mapping) or _guess_header(head)
+    if header is None:
+        raise UnreadableFile("no header row with named columns found")
+    if mapping is not None:
+        index = _index(header.names)
+        named = [n for value in mapping.columns().values() for n in _names(value)]
+        if absent := [n for n in named if _norm(n) not in index]:
+            raise UnreadableFile(
+                f"column(s) {', '.join(absent)} not found; found columns: {', '.join(header.names)}"
+            )
+    promised = header.profile.encoding if header.profile else None
+    if promised and encoding != "utf-8-sig" and _codec(promised) != _codec(encoding):
+        encoding = promised
+        head = raw.decode(encoding, errors="replace")
+    above = _head_records(head, header.delimiter, header.quote)[: max(header.skip - 1, 0)]
+    return _Layout(encoding, header, tuple(cells for _, cells in above), head)
+
+
+def _codec(encoding: str) -> str:
+    return codecs.lookup(encoding).name
+
+
+def _needs_mapping(names: tuple[str, ...]) -> str:
+    return (
+        f"found columns: {', '.join(names)}; need a date, an amount (or debit and credit) and "
+        f"a description column — {MAPPING_HINT}"
+    )
+
+
+def _format_name(header: _Header, mapping: ColumnMapping) -> str:
+    if header.profile:
+        return header.profile.format
+    columns = [*mapping.money_columns, *mapping.description]
+    return f"bank-csv ({header.kind}: {', '.join(columns)})"
+
+
+def _fill_file_values(
+    parsed: ParsedFile, layout: _Layout, mapping: ColumnMapping, dates: _DateReader
+) -> None:
+    """What the file states for all its rows: in "key;value" lines above the header (under the
+    keys its profile names), in a money header such as "Amount (EUR)", or by its layout."""
+    profile = layout.header.profile
+    keys = profile.preamble if profile and profile.preamble else _config().preamble
+    for cells in layout.preamble:
+        filled = [c.strip() for c in cells if c.strip()]
+        if len(filled) == 1 and ":" in filled[0]:
+            filled = [part.strip() for part in filled[0].split(":", 1)]
+        if not filled:
+            continue
+        key, values = _norm(filled[0]).rstrip(":"), filled[1:]
+        for role in ("account_no", "account_name", "bank_name"):
+            if values and key in keys.get(role, ()) and getattr(parsed, role) is None:
+                setattr(parsed, role, values[0])
+        if key in keys.get("currency", ()) and parsed.currency is None:
+            parsed.currency = next(filter(None, map(_currency_code, values)), None)
+        if parsed.period is None:
+            parsed.period = _period(" ".join(filled), keys.get("period", ()), dates)
+    names = layout.header.names
+    index = _index(names)
+    for column in (mapping.amount, mapping.debit, mapping.credit):
+        found = _HEADER_CURRENCY.search(names[index[_norm(column)]]) if column else None
+        if found and parsed.currency is None:
+            parsed.currency = _currency_code(found[1])
+    if profile:
+        parsed.currency = parsed.currency or profile.currency
+        parsed.bank_name = parsed.bank_name or profile.bank_name
+
+
+def _period(text: str, keys: Iterable[str], dates: _DateReader) -> tuple[date, date] | None:
+    """The first two dates after a period key, which may stand inside a sentence."""
+    for key in keys:
+        found = re.search(rf"(?<!\w){re.escape(key)}(?!\w)", text, re.IGNORECASE)
+        if found:
+            return dates.find_period(text[found.end() :])
+    return None
+
+
+def _data_records(path: Path, layout: _Layout) -> Iterator[_Record]:
+    """The records below the header, skipping blank ones, read lazily."""
+    with path.open(encoding=layout.encoding, errors="replace", newline="") as handle:
+        records = _records(handle, layout.header.delimiter, layout.header.quote)
+        for line, cells in islice(records, layout.header.skip, None):
+            if isinstance(cells, csv.Error) or any(c.strip() for c in cells):
+                yield line, cells
+
+
+# ---------------------------------------------------------------------------------------------
+# Conventions inferred from the file
+
+
+def _settle(path: Path, layout: _Layout, mapping: ColumnMapping) -> ColumnMapping:
+    """``mapping`` with the decimal separator and day/month order it leaves open decided.
+
+    Read from every value in the file: an amount ending in a separator and one or two digits
+    names the decimal separator; a date whose first number is above 12 is day-first, whose
+    second is, month-first. Undecided files follow the usual convention of their delimiter.
+    """
+    needs_dates = not mapping.date_formats and mapping.day_first is None
+    if mapping.decimal and not needs_dates:
+        return mapping
+    index = _index(layout.header.names)
+    date_at = index[_norm(mapping.date)]
+    money = (
+        mapping.amount,
+        mapping.debit,
+        mapping.credit,
+        mapping.balance,
+        mapping.balance_before,
+        mapping.fee,
+    )
+    money_at = [index[_norm(c)] for c in money if c and _norm(c) in index]
+    orders: Counter[bool] = Counter()
+    decimals: Counter[str] = Counter()
+    for _, cells in _data_records(path, layout):
+        if isinstance(cells, csv.Error):
+            continue
+        if needs_dates and date_at < len(cells):
+            day_first = _day_first(cells[date_at])
+            if day_first is not None:
+                orders[day_first] += 1
+        if not mapping.decimal:
+            for at in money_at:
+                if at < len(cells) and (mark := _decimal_mark(cells[at])):
+                    decimals[mark] += 1
+    comma_country = layout.header.delimiter != ","
+    decimal = mapping.decimal or _majority(decimals, "," if comma_country else ".")
+    if not needs_dates:
+        return replace(mapping, decimal=decimal)
+    day_first = _majority(orders, comma_country or decimal == ",")
+    return replace(mapping, decimal=decimal, day_first=day_first)
+
+
+def _majority(votes: Counter[_T], default: _T) -> _T:
+    ranked = votes.most_common(2)
+    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
+        return default
+    return ranked[0][0]
+
+
+def _day_first(raw: str) -> bool | None:
+    """True or False when a date's numbers show its order, None when they could be either."""
+    if _YEAR_FIRST.match(raw):
+        return None
+    numbers = [int(n) for n in _DIGITS.findall(raw)[:2]]
+    if len(numbers) < 2:
+        return None
+    first, second = numbers
+    if 12 < first <= 31 and second <= 12:
+        return True
+    if 12 < second <= 31 and first <= 12:
+        return False
+    return None
+
+
+def _decimal_mark(raw: str) -> str | None:
+    match = _AMOUNT.fullmatch(raw.strip().strip("()").translate(_SPACES))
+    if not match:
+        return None
+    number = match["number"].rstrip(" ")
+    for mark in ",.":
+        _, found, fraction = number.rpartition(mark)
+        if found and 1 <= len(fraction) <= 2 and fraction.isdigit():
+            return mark
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Values
+
+
+def _format_hint(fmt: str) -> str:
+    return re.sub(r"%[a-zA-Z]", lambda m: _FORMAT_HINTS.get(m[0], m[0]), fmt)
+
+
+class _DateReader:
+    """Dates by the layout's strptime formats, else by dateutil in the file's day/month order."""
+
+    def __init__(self, column: str, formats: tuple[str, ...], day_first: bool | None) -> None:
+        self._column = column
+        self._formats = formats
+        self._day_first = bool(day_first)
+        self.read = lru_cache(maxsize=4096)(self._read)  # statements repeat their dates
+
+    def _read(self, raw: str) -> date:
+        if self._formats:
+            for fmt in self._formats:
+                try:
+                    return datetime.strptime(raw, fmt).date()
+                except ValueError:
+                    continue
+            forms = " or ".join(_format_hint(f) for f in self._formats)
+            raise ValueError(f"{self._column} {raw!r} is not a date in the form {forms}")
+        day_first = self._day_first and not _YEAR_FIRST.match(raw)
+        try:
+            parsed = dateutil_parser.parse(raw, dayfirst=day_first, default=_NO_YEAR)
+        except (ValueError, OverflowError) as exc:
+            raise ValueError(f"{self._column} {raw!r} is not a date") from exc
+        if parsed.year == _NO_YEAR.year:
+            raise ValueError(f"{self._column} {raw!r} is not a date (no year)")
+        return parsed.date()
+
+    def find_period(self, text: str) -> tuple[date, date] | None:
+        """The first two dates in ``text`` that read as dates, in order."""
+        found = []
+        for token in _DATE_TOKEN.findall(text):
+            try:
+                found.append(self.read(token))
+            except ValueError:
+                continue
+        return (min(found[:2]), max(found[:2])) if len(found) >= 2 else None
+
+
+class _NumberReader:
+    """Amounts as banks print them: either decimal mark, thousands groups, currency marks,
+    leading or trailing minus, parentheses for negatives. Exactly to the cent."""
+
+    def __init__(self, decimal: str, thousands: str | None) -> None:
+        self._decimal = decimal
+        self._thousands = (THOUSANDS if thousands is None else thousands).replace(decimal, "")
+        self._groups = {
+            mark: re.compile(rf"[0-9]{{1,3}}(?:{re.escape(mark)}[0-9]{{3}})+")
+            for mark in self._thousands
+        }
+        self._plain = re.compile(rf"-?[0-9]+(?:{re.escape(decimal)}[0-9]{{1,2}})?")
+
+    def read(self, raw: str, column: str) -> Decimal:
+        text = raw.strip()
+        if self._plain.fullmatch(text):  # the common case, without the general pattern
+            value = Decimal(text.replace(self._decimal, ".")).quantize(CENT)
+            return value or abs(value)
+        text = text.translate(_SPACES)
+        negative = text.startswith("(") and text.endswith(")")
+        match = _AMOUNT.fullmatch(text[1:-1].strip() if negative else text)
+        signs = (
+            [match[g] for g in ("lead", "lead2", "trail", "trail2") if match[g]] if match else []
+        )
+        if not match or len(signs) > 1 or (negative and signs):
+            raise ValueError(f"{column} {raw!r} is not a number")
+        value = self._digits(match["number"].rstrip(" "), raw, column)
+        if negative or signs == ["-"]:
+            value = -value
+        return value or abs(value)  # no "-0.00"
+
+    def _digits(self, number: str, raw: str, column: str) -> Decimal:
+        whole, _, fraction = number.partition(self._decimal)
+        if not _DIGITS.fullmatch(fraction or "0"):
+            raise ValueError(f"{column} {raw!r} is not a number")
+        if not _DIGITS.fullmatch(whole):
+            marks = set(_NOT_DIGITS.findall(whole))
+            mark = marks.pop() if len(marks) == 1 else None
+            if mark not in self._groups:
+                raise ValueError(f"{column} {raw!r} is not a number")
+            if not self._groups[mark].fullmatch(whole):
+                name = SEPARATOR_NAMES.get(mark, "a space")
+                raise ValueError(f"{column} {raw!r}: {name} may only separate thousands")
+        if len(fraction.rstrip("0")) > 2:
+            raise ValueError(f"{column} {raw!r} has more than two decimal places")
+        return Decimal(f"{_NOT_DIGITS.sub('', whole)}.{fraction or '0'}").quantize(CENT)
+
+
+def _currency_code(raw: str) -> str | None:
+    code = CURRENCY_SYMBOLS.get(raw.strip(), raw.strip().upper())
+    return code if len(code) == 3 and code.isascii() and code.isalpha() else None
+
+
+def _cell(cells: list[str], at: int | None) -> str:
+    return cells[at].strip() if at is not None and at < len(cells) else ""
+
+
+class _RowReader:
+    """One record → its ParsedRow and, when it charges a fee, a second row "Fee: …"; or the
+    balance it states, for layouts that mix balance lines in with the transactions."""
+
+    def __init__(
+        self,
+        mapping: ColumnMapping,
+        names: tuple[str, ...],
+        encoding: str,
+        config: _Config,
+        dates: _DateReader,
+    ) -> None:
+        index = _index(names)
+
+        def at(name: str | None) -> int | None:
+            return index.get(_norm(name)) if name else None
+
+        self._m = mapping
+        self._width = len(names)
+        self._encoding = ENCODING_NAMES.get(encoding, "Latin-1")
+        self._at = {role: at(getattr(mapping, role)) for role in ROLES if role != "description"}
+        self._present = [(role, i) for role, i in self._at.items() if i is not None]
+        self._blank = dict.fromkeys(self._at, "")
+        self._description = [i for i in map(at, mapping.description) if i is not None]
+        self._dates = dates
+        self._numbers = _NumberReader(mapping.decimal or ".", mapping.thousands)
+        self._pending = {v.casefold() for v in mapping.pending_values or config.pending}
+        self._debit = {v.casefold() for v in mapping.debit_values or config.debit}
+        self._credit = {v.casefold() for v in mapping.credit_values or config.credit}
+        self._balance_types = {
+            **dict.fromkeys(mapping.opening_balance_types, "opening_balance"),
+            **dict.fromkeys(mapping.closing_balance_types, "closing_balance"),
+        }
+
+    def read(self, line: int, cells: list[str]) -> list[ParsedRow | BalanceFact]:
+        """Raises ValueError with the reason when the record cannot be read."""
+        if len(cells) > self._width and any(c.strip() for c in cells[self._width :]):
+            raise ValueError("more values than columns")
+        if "\ufffd" in "\t".join(cells):
+            raise ValueError(f"text is not valid {self._encoding}")
+        m = self._m
+        values = self._blank.copy()
+        values.update((role, cells[i].strip()) for role, i in self._present if i < len(cells))
+        kind = values["record_type"]
+        if kind in self._balance_types:
+            return [self._balance_fact(self._balance_types[kind], values, line)]
+        if m.transaction_types and kind not in m.transaction_types:
+            return []  # a total or other summary line
+        description = " ".join(filter(None, (_cell(cells, at) for at in self._description)))
+        text = description or (values["merchant"] if m.describe_by_merchant else "")
+        missing = self._missing(values)
+        if not text:
+            missing.append(" + ".join(m.description) or "description")
+        if missing:
+            raise ValueError("missing value for " + ", ".join(missing))
+        pending = self._at["status"] is not None and values["status"].casefold() in self._pending
+        try:
+            when: date | None = self._dates.read(values["date"])
+        except ValueError:
+            if not pending:
+                raise
+            when = None  # not booked yet: counted as pending, lands once booked
+        amount = self._amount(values)
+        balance = self._optional(values["balance"], m.balance)
+        before = self._optional(values["balance_before"], m.balance_before)
+        if balance is None and before is not None:
+            balance = before + amount  # rows carry the balance after them
+        # A fee is always a charge, landed as a row of its own so it can be asked about; the
+        # printed balance is after both, so it goes with the fee row.
+        fee = abs(self._optional(values["fee"], m.fee) or ZERO)
+        row = ParsedRow(
+            location=f"line {line}",
+            date=when,
+            amount=amount,
+            description=text,
+            currency=self._currency(values["currency"]),
+            category=values["category"] or None,
+            merchant=values["merchant"] or None,
+            account_no=values["account_no"] or None,
+            account_name=values["account_name"] or None,
+            bank_name=values["bank_name"] or None,
+            balance=None if fee else balance,
+            transaction_id=values["transaction_id"] or None,
+            pending=pending,
+        )
+        if not fee:
+            return [row]
+        fee_row = replace(
+            row,
+            location=f"line {line} (fee)",
+            amount=-fee,
+            description=f"Fee: {text}",
+            category=None,
+            merchant=None,
+            balance=balance,
+            transaction_id=f"{row.transaction_id}-fee" if row.transaction_id else None,
+        )
+        return [row, fee_row]
+
+    def _balance_fact(self, name: str, values: Mapping[str, str], line: int) -> BalanceFact:
+        if missing := self._missing(values):
+            raise ValueError("missing value for " + ", ".join(missing))
+        return BalanceFact(
+            name=name,
+            amount=self._amount(values),
+            currency=self._currency(values["currency"]),
+            as_of=self._dates.read(values["date"]),
+            location=f"line {line}",
+        )
+
+    def _missing(self, values: Mapping[str, str]) -> list[str]:
+        """The date and money columns this row leaves blank."""
+        m = self._m
+        missing = [] if values["date"] else [m.date]
+        if m.sign == "debit_credit":
+            if not (values["debit"] or values["credit"]):
+                missing.append(f"{m.debit} or {m.credit}")
+        elif not values["amount"]:
+            missing.append(str(m.amount))
+        if m.sign == "direction_column" and not values["direction"] and "" not in self._debit:
+            missing.append(str(m.direction))
+        return missing
+
+    def _optional(self, raw: str, column: str | None) -> Decimal | None:
+        return self._numbers.read(raw, str(column)) if raw else None
+
+    def _currency(self, raw: str) -> str | None:
+        code = _currency_code(raw) if raw else None
+        if raw and code is None:
+            raise ValueError(f"{self._m.currency} {raw!r} is not an ISO 4217 code")
+        return code
+
+    def _amount(self, values: Mapping[str, str]) -> Decimal:
+        """Signed: negative is money out, whatever the file's convention."""
+        m = self._m
+        if m.sign == "debit_credit":
+            out = self._optional(values["debit"], m.debit) or ZERO
+            into = self._optional(values["credit"], m.credit) or ZERO
+            return abs(into) - abs(out)
+        amount = self._numbers.read(values["amount"], str(m.amount))
+        if m.sign == "spend_positive":
+            amount = -amount
+        elif m.sign == "direction_column":
+            way = values["direction"].casefold()
+            if way not in self._debit | self._credit:
+                raise ValueError(
+                    f"{m.direction} {values['direction']!r} is neither debit nor credit"
+                )
+            amount = -abs(amount) if way in self._debit else abs(amount)
+        return amount or abs(amount)  # never "-0.00"
