@@ -22,6 +22,11 @@ class Settings(BaseSettings):
     es_timeout_s: float = 30.0
     statements_index: str = "finsync-statements"
     transactions_index: str = "finsync-transactions"
+    facts_index: str = "finsync-facts"
+    category_rules_index: str = "finsync-category-rules"
+    default_currency: str = Field(
+        default="USD", description="Currency of a file that names none and no --currency"
+    )
     data_dir: Path = Path(".finsync")
 
     user: str = Field(default="local", description="User id when no sign-in is configured")

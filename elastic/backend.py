@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Protocol
 
 import numpy as np
 
-from elastic.records import StatementChunk, Transaction
+from elastic.records import StatementChunk, StatementFact, Transaction
 from elastic.results import (
     AggregateResult,
     ListingResult,
@@ -49,6 +49,37 @@ class StatementInfo:
     source_file: str
 
 
+@dataclass(frozen=True)
+class PairRow:
+    """What transfer pairing needs to know of a stored transaction."""
+
+    transaction_id: str
+    account_no: str
+    date: date
+    amount_cents: int
+    currency: str
+
+
+@dataclass(frozen=True)
+class CategoryMemory:
+    """What a user's data says about categories: their corrections, and per merchant the
+    category its rows most often carry where a file or the user gave one."""
+
+    overrides: dict[str, str]
+    history: dict[str, str]
+
+    @classmethod
+    def build(
+        cls, overrides: dict[str, str], counts: Iterable[tuple[str, str, int]]
+    ) -> CategoryMemory:
+        best: dict[str, tuple[int, str]] = {}
+        for merchant, category, count in counts:
+            seen = best.get(merchant)
+            if seen is None or (count, category) > seen:
+                best[merchant] = (count, category)
+        return cls(overrides, {m: c for m, (_, c) in best.items()})
+
+
 class SearchBackend(Protocol):
     name: str
 
@@ -67,6 +98,21 @@ class SearchBackend(Protocol):
         vectors: np.ndarray,
         embedding_model: str,
     ) -> WriteCounts: ...
+
+    def add_facts(self, user_id: str, facts: Sequence[StatementFact]) -> WriteCounts: ...
+
+    def facts(self, user_id: str, plan: IntentPlan) -> list[StatementFact]:
+        """The statement facts ``plan.facts`` names, newest first."""
+
+    def category_memory(self, user_id: str) -> CategoryMemory: ...
+
+    def set_merchant_category(self, user_id: str, merchant: str, category: str) -> int:
+        """Correct every row of ``merchant`` and remember it for later imports; rows changed."""
+
+    def pair_candidates(self, user_id: str, date_from: date, date_to: date) -> list[PairRow]:
+        """Rows in the range whose category was inferred (a given category is never changed)."""
+
+    def mark_transfers(self, user_id: str, transaction_ids: Sequence[str]) -> int: ...
 
     def aggregate(self, user_id: str, plan: IntentPlan) -> AggregateResult: ...
 

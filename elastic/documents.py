@@ -7,7 +7,7 @@ from datetime import date
 from typing import Any
 
 from elastic.backend import StatementInfo
-from elastic.records import Transaction
+from elastic.records import StatementFact, Transaction
 from elastic.results import StatementHit, cents_to_amount
 
 TOP_HITS = 5
@@ -33,6 +33,27 @@ def transaction_from_source(src: dict[str, Any]) -> Transaction:
         account_name=src["account_name"],
         bank_name=src["bank_name"],
         balance=None if balance is None else cents_to_amount(balance),
+        source_file=src.get("source_file") or "",
+        location=src.get("location") or "",
+        raw_description=src.get("raw_description") or "",
+        merchant_inferred=bool(src.get("merchant_inferred")),
+        category_inferred=bool(src.get("category_inferred")),
+    )
+
+
+def fact_from_source(src: Mapping[str, Any]) -> StatementFact:
+    return StatementFact(
+        statement_id=src["statement_id"],
+        name=src["name"],
+        amount=cents_to_amount(src["amount_cents"]),
+        currency=src["currency"],
+        as_of=date.fromisoformat(src["as_of"]),
+        account_no=src["account_no"],
+        account_name=src["account_name"],
+        bank_name=src["bank_name"],
+        source_file=src["source_file"],
+        location=src["location"],
+        page=src.get("page"),
     )
 
 

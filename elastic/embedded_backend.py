@@ -18,7 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from elastic.backend import EmbeddingMismatch, StatementInfo, WriteCounts
+from elastic.backend import (
+    CategoryMemory,
+    EmbeddingMismatch,
+    PairRow,
+    StatementInfo,
+    WriteCounts,
+)
 from elastic.documents import (
     CHUNKS_SIZE,
     DEFAULT_CURRENCY,
@@ -27,6 +33,7 @@ from elastic.documents import (
     TOP_HITS,
     VECTOR_FAILED_NOTE,
     VOCABULARY_SIZE,
+    fact_from_source,
     hit_from_source,
     in_listing_order,
     statement_info,
@@ -35,14 +42,17 @@ from elastic.documents import (
 from elastic.embedded_sql import fold, fts_query, order_by, search_after, sort_values, where
 from elastic.query_builders import (
     CANDIDATES,
+    FACT_SORT,
+    FACTS_SIZE,
     GROUP_FIELDS,
     LISTING_SORTS,
     MAX_GROUPS,
     TEXT_QA_FIELDS,
+    fact_filters,
     statement_filters,
     transaction_filters,
 )
-from elastic.records import StatementChunk, Transaction
+from elastic.records import StatementChunk, StatementFact, Transaction
 from elastic.results import (
     AccountInfo,
     AggregateResult,
@@ -61,7 +71,7 @@ from elastic.shaping import (
     directed_stats,
     trend_result,
 )
-from llm.intent_plan import Direction, GroupBy, IntentPlan, Interval
+from llm.intent_plan import TRANSFERS_CATEGORY, Direction, GroupBy, IntentPlan, Interval
 from settings import Settings
 
 log = logging.getLogger(__name__)
@@ -110,6 +120,11 @@ CREATE TABLE IF NOT EXISTS transactions (
     account_name TEXT NOT NULL,
     bank_name TEXT NOT NULL,
     balance_cents INTEGER,
+    source_file TEXT NOT NULL DEFAULT '',
+    location TEXT NOT NULL DEFAULT '',
+    raw_description TEXT NOT NULL DEFAULT '',
+    merchant_inferred INTEGER NOT NULL DEFAULT 0,
+    category_inferred INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (user_id, date, transaction_id),
     UNIQUE (user_id, transaction_id)
 ) WITHOUT ROWID;
@@ -122,6 +137,31 @@ CREATE INDEX IF NOT EXISTS tx_merchant
 CREATE INDEX IF NOT EXISTS tx_account
     ON transactions (user_id, account_name, date, amount_cents, currency);
 CREATE INDEX IF NOT EXISTS tx_magnitude ON transactions (user_id, magnitude_cents);
+
+CREATE TABLE IF NOT EXISTS statement_facts (
+    user_id TEXT NOT NULL,
+    fact_id TEXT NOT NULL,
+    statement_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    amount_cents INTEGER NOT NULL,
+    currency TEXT NOT NULL,
+    as_of TEXT NOT NULL,
+    account_no TEXT NOT NULL,
+    account_name TEXT NOT NULL,
+    bank_name TEXT NOT NULL,
+    source_file TEXT NOT NULL,
+    location TEXT NOT NULL,
+    page INTEGER,
+    PRIMARY KEY (user_id, fact_id)
+) WITHOUT ROWID;
+
+-- A user's corrections: every row of the merchant, now and in later imports, is this category.
+CREATE TABLE IF NOT EXISTS category_rules (
+    user_id TEXT NOT NULL,
+    merchant TEXT NOT NULL,
+    category TEXT NOT NULL,
+    PRIMARY KEY (user_id, merchant)
+) WITHOUT ROWID;
 
 -- id is the stable rowid the external-content FTS index points at.
 CREATE TABLE IF NOT EXISTS statement_chunks (
@@ -154,6 +194,14 @@ CREATE TRIGGER IF NOT EXISTS chunks_fts_insert AFTER INSERT ON statement_chunks 
     VALUES (new.id, {", ".join(f"new.{name}" for name in FTS_WEIGHTS)});
 END;
 """
+
+_PROVENANCE_COLUMNS = {
+    "source_file": "TEXT NOT NULL DEFAULT ''",
+    "location": "TEXT NOT NULL DEFAULT ''",
+    "raw_description": "TEXT NOT NULL DEFAULT ''",
+    "merchant_inferred": "INTEGER NOT NULL DEFAULT 0",
+    "category_inferred": "INTEGER NOT NULL DEFAULT 0",
+}
 
 _HIT_COLUMNS = (
     "id, statement_id, page, chunk, text, bank_name, account_name, account_no, "
@@ -222,11 +270,21 @@ class EmbeddedBackend:
             self._conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
             self._conn.execute("PRAGMA temp_store=MEMORY")
             self._conn.executescript(SCHEMA)
+            self._add_missing_columns()
             self._tx_columns = self._columns("transactions")
             self._chunk_columns = self._columns("statement_chunks")
+            self._fact_columns = self._columns("statement_facts")
+            self._insert_fact = _insert_sql("statement_facts", self._fact_columns)
             self._insert_tx = _insert_sql("transactions", self._tx_columns)
             self._insert_chunk = _insert_sql("statement_chunks", self._chunk_columns - {"id"})
             self._data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def _add_missing_columns(self) -> None:
+        """Stores written before provenance was kept get its columns (with neutral values)."""
+        present = self._columns("transactions")
+        for name, definition in _PROVENANCE_COLUMNS.items():
+            if name not in present:
+                self._conn.execute(f"ALTER TABLE transactions ADD COLUMN {name} {definition}")
 
     def _columns(self, table: str) -> frozenset[str]:
         return frozenset(row["name"] for row in self._conn.execute(f"PRAGMA table_info({table})"))
@@ -303,6 +361,65 @@ class EmbeddedBackend:
             if indexed:
                 self._vectors.pop(user_id, None)
         return WriteCounts(indexed, len(docs) - indexed, {})
+
+    def add_facts(self, user_id: str, facts: Sequence[StatementFact]) -> WriteCounts:
+        docs = [fact.as_document(user_id) for fact in facts]
+        with self._lock, self._conn:
+            indexed = self._conn.executemany(self._insert_fact, docs).rowcount if docs else 0
+        return WriteCounts(indexed, len(docs) - indexed, {})
+
+    def facts(self, user_id: str, plan: IntentPlan) -> list[StatementFact]:
+        cond, params = where(fact_filters(plan, user_id), self._fact_columns)
+        rows = self._rows(
+            f"SELECT * FROM statement_facts WHERE {cond} "
+            f"ORDER BY {order_by(FACT_SORT, self._fact_columns)} LIMIT {FACTS_SIZE}",
+            params,
+        )
+        return [fact_from_source(dict(row)) for row in rows]
+
+    # -- categories and transfers ---------------------------------------------------------
+    def category_memory(self, user_id: str) -> CategoryMemory:
+        rules = self._rows(
+            "SELECT merchant, category FROM category_rules WHERE user_id = ?", (user_id,)
+        )
+        # Per merchant, the category its rows most often have where the file or the user said so.
+        known = self._rows(
+            "SELECT merchant, category, COUNT(*) FROM transactions "
+            "WHERE user_id = ? AND category_inferred = 0 GROUP BY 1, 2",
+            (user_id,),
+        )
+        return CategoryMemory.build(
+            {row[0]: row[1] for row in rules}, [(r[0], r[1], r[2]) for r in known]
+        )
+
+    def set_merchant_category(self, user_id: str, merchant: str, category: str) -> int:
+        with self._lock, self._conn:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO category_rules (user_id, merchant, category) "
+                "VALUES (?, ?, ?)",
+                (user_id, merchant, category),
+            )
+            return self._conn.execute(
+                "UPDATE transactions SET category = ?, category_inferred = 0 "
+                "WHERE user_id = ? AND merchant = ?",
+                (category, user_id, merchant),
+            ).rowcount
+
+    def pair_candidates(self, user_id: str, date_from: date, date_to: date) -> list[PairRow]:
+        rows = self._rows(
+            "SELECT transaction_id, account_no, date, amount_cents, currency FROM transactions "
+            "WHERE user_id = ? AND date BETWEEN ? AND ? AND category_inferred = 1",
+            (user_id, date_from.isoformat(), date_to.isoformat()),
+        )
+        return [PairRow(r[0], r[1], date.fromisoformat(r[2]), r[3], r[4]) for r in rows]
+
+    def mark_transfers(self, user_id: str, transaction_ids: Sequence[str]) -> int:
+        with self._lock, self._conn:
+            return self._conn.execute(
+                "UPDATE transactions SET category = ?, category_inferred = 1 "
+                "WHERE user_id = ? AND transaction_id IN (SELECT value FROM json_each(?))",
+                (TRANSFERS_CATEGORY, user_id, json.dumps(list(transaction_ids))),
+            ).rowcount
 
     # -- the four intents -----------------------------------------------------------------
     def _tx_where(self, plan: IntentPlan, user_id: str) -> tuple[str, list[object]]:

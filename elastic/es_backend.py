@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from typing import Any
@@ -11,17 +11,31 @@ import numpy as np
 from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
 
 from elastic import executors
-from elastic.backend import BackendUnavailable, EmbeddingMismatch, StatementInfo, WriteCounts
+from elastic.backend import (
+    BackendUnavailable,
+    CategoryMemory,
+    EmbeddingMismatch,
+    PairRow,
+    StatementInfo,
+    WriteCounts,
+)
 from elastic.documents import (
     CHUNKS_SIZE,
     STATEMENTS_SIZE,
     VOCABULARY_SIZE,
+    fact_from_source,
     hit_from_source,
     in_listing_order,
     statement_info,
 )
-from elastic.mappings import statements_mapping, transactions_mapping
-from elastic.records import StatementChunk, Transaction
+from elastic.mappings import (
+    category_rules_mapping,
+    facts_mapping,
+    statements_mapping,
+    transactions_mapping,
+)
+from elastic.query_builders import q_facts
+from elastic.records import StatementChunk, StatementFact, Transaction
 from elastic.results import (
     AccountInfo,
     AggregateResult,
@@ -31,10 +45,11 @@ from elastic.results import (
     TrendResult,
     Vocabulary,
 )
-from llm.intent_plan import IntentPlan
+from llm.intent_plan import TRANSFERS_CATEGORY, IntentPlan
 from settings import Settings
 
 BULK_CHUNK = 500
+MERCHANT_MEMORY_SIZE = 10_000
 
 
 def make_client(settings: Settings) -> Elasticsearch:
@@ -73,12 +88,23 @@ class ElasticsearchBackend:
         self.es = client or make_client(settings)
         self.tx_index = settings.transactions_index
         self.st_index = settings.statements_index
+        self.facts_index = settings.facts_index
+        self.rules_index = settings.category_rules_index
+
+    @property
+    def indices(self) -> list[str]:
+        return [self.tx_index, self.st_index, self.facts_index, self.rules_index]
 
     # -- set-up ---------------------------------------------------------------------------
     def prepare(self, dims: int, embedding_model: str) -> None:
         with _reachable(self.url):
-            if not self.es.indices.exists(index=self.tx_index):
-                self.es.indices.create(index=self.tx_index, mappings=transactions_mapping())
+            for index, mapping in (
+                (self.tx_index, transactions_mapping()),
+                (self.facts_index, facts_mapping()),
+                (self.rules_index, category_rules_mapping()),
+            ):
+                if not self.es.indices.exists(index=index):
+                    self.es.indices.create(index=index, mappings=mapping)
             if not self.es.indices.exists(index=self.st_index):
                 self.es.indices.create(
                     index=self.st_index, mappings=statements_mapping(dims, embedding_model)
@@ -116,7 +142,7 @@ class ElasticsearchBackend:
                     error = result.get("error", {})
                     record_id = result["_id"].removeprefix(f"{user_id}:")
                     failed[record_id] = str(error.get("reason", error))
-            self.es.indices.refresh(index=[self.tx_index, self.st_index])
+            self.es.indices.refresh(index=self.indices)
         return WriteCounts(indexed, skipped, failed)
 
     def add_transactions(self, user_id: str, rows: Sequence[Transaction]) -> WriteCounts:
@@ -159,6 +185,110 @@ class ElasticsearchBackend:
             for chunk, vector in zip(chunks, vectors, strict=True)
         ]
         return self._bulk_create(user_id, actions)
+
+    def add_facts(self, user_id: str, facts: Sequence[StatementFact]) -> WriteCounts:
+        actions = [
+            {
+                "_op_type": "create",
+                "_index": self.facts_index,
+                "_id": _doc_id(user_id, fact.fact_id),
+                "_source": fact.as_document(user_id),
+            }
+            for fact in facts
+        ]
+        return self._bulk_create(user_id, actions)
+
+    def facts(self, user_id: str, plan: IntentPlan) -> list[StatementFact]:
+        with _reachable(self.url):
+            hits = self.es.search(index=self.facts_index, body=q_facts(plan, user_id))["hits"]
+        return [fact_from_source(h["_source"]) for h in hits["hits"]]
+
+    # -- categories and transfers ---------------------------------------------------------
+    def category_memory(self, user_id: str) -> CategoryMemory:
+        user = {"term": {"user_id": user_id}}
+        body = {
+            "size": 0,
+            "query": {"bool": {"filter": [user, {"term": {"category_inferred": False}}]}},
+            "aggs": {
+                "merchants": {
+                    "terms": {"field": "merchant", "size": MERCHANT_MEMORY_SIZE},
+                    "aggs": {"categories": {"terms": {"field": "category", "size": 20}}},
+                }
+            },
+        }
+        with _reachable(self.url):
+            rules = helpers.scan(self.es, index=self.rules_index, query={"query": user})
+            overrides = {r["_source"]["merchant"]: r["_source"]["category"] for r in rules}
+            aggs = self.es.search(index=self.tx_index, body=body)["aggregations"]
+        counts = [
+            (m["key"], c["key"], c["doc_count"])
+            for m in aggs["merchants"]["buckets"]
+            for c in m["categories"]["buckets"]
+        ]
+        return CategoryMemory.build(overrides, counts)
+
+    def _set_category(
+        self, user_id: str, transaction_ids: Iterable[str], category: str, inferred: bool
+    ) -> int:
+        """Partial updates by id: the stock node has no update-by-query (reindex module)."""
+        actions = (
+            {
+                "_op_type": "update",
+                "_index": self.tx_index,
+                "_id": _doc_id(user_id, tx_id),
+                "doc": {"category": category, "category_inferred": inferred},
+            }
+            for tx_id in transaction_ids
+        )
+        updated, _ = helpers.bulk(self.es, actions, chunk_size=BULK_CHUNK, refresh=True)
+        return int(updated)
+
+    def set_merchant_category(self, user_id: str, merchant: str, category: str) -> int:
+        rule = {"user_id": user_id, "merchant": merchant, "category": category}
+        query = {
+            "bool": {"filter": [{"term": {"user_id": user_id}}, {"term": {"merchant": merchant}}]}
+        }
+        with _reachable(self.url):
+            self.es.index(
+                index=self.rules_index, id=_doc_id(user_id, merchant), document=rule, refresh=True
+            )
+            hits = helpers.scan(
+                self.es,
+                index=self.tx_index,
+                query={"query": query, "_source": ["transaction_id"]},
+            )
+            ids = [h["_source"]["transaction_id"] for h in hits]
+            return self._set_category(user_id, ids, category, inferred=False)
+
+    def pair_candidates(self, user_id: str, date_from: date, date_to: date) -> list[PairRow]:
+        query = {
+            "bool": {
+                "filter": [
+                    {"term": {"user_id": user_id}},
+                    {"range": {"date": {"gte": date_from.isoformat(), "lte": date_to.isoformat()}}},
+                    {"term": {"category_inferred": True}},
+                ]
+            }
+        }
+        fields = ["transaction_id", "account_no", "date", "amount_cents", "currency"]
+        with _reachable(self.url):
+            hits = helpers.scan(
+                self.es, index=self.tx_index, query={"query": query, "_source": fields}
+            )
+            return [
+                PairRow(
+                    h["_source"]["transaction_id"],
+                    h["_source"]["account_no"],
+                    date.fromisoformat(h["_source"]["date"]),
+                    h["_source"]["amount_cents"],
+                    h["_source"]["currency"],
+                )
+                for h in hits
+            ]
+
+    def mark_transfers(self, user_id: str, transaction_ids: Sequence[str]) -> int:
+        with _reachable(self.url):
+            return self._set_category(user_id, transaction_ids, TRANSFERS_CATEGORY, inferred=True)
 
     # -- the four intents -----------------------------------------------------------------
     def aggregate(self, user_id: str, plan: IntentPlan) -> AggregateResult:

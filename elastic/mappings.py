@@ -26,7 +26,42 @@ def transactions_mapping() -> dict[str, Any]:
             "account_name": KEYWORD,
             "bank_name": KEYWORD,
             "balance_cents": {"type": "long"},
+            "source_file": KEYWORD,
+            "location": {"type": "keyword", "index": False},
+            "raw_description": {"type": "text"},
+            "merchant_inferred": {"type": "boolean"},
+            "category_inferred": {"type": "boolean"},
         },
+    }
+
+
+def facts_mapping() -> dict[str, Any]:
+    """Statement facts (balances and totals a file states), one document per fact."""
+    return {
+        "dynamic": "strict",
+        "properties": {
+            "fact_id": KEYWORD,
+            "user_id": KEYWORD,
+            "statement_id": KEYWORD,
+            "name": KEYWORD,
+            "amount_cents": {"type": "long"},
+            "currency": KEYWORD,
+            "as_of": {"type": "date", "format": "strict_date"},
+            "account_no": KEYWORD,
+            "account_name": KEYWORD,
+            "bank_name": KEYWORD,
+            "source_file": KEYWORD,
+            "location": {"type": "keyword", "index": False},
+            "page": {"type": "integer"},
+        },
+    }
+
+
+def category_rules_mapping() -> dict[str, Any]:
+    """A user's corrections: this merchant is always this category."""
+    return {
+        "dynamic": "strict",
+        "properties": {"user_id": KEYWORD, "merchant": KEYWORD, "category": KEYWORD},
     }
 
 

@@ -17,6 +17,7 @@ GROUP_FIELDS = {
     GroupBy.category: "category",
     GroupBy.merchant: "merchant",
     GroupBy.account: "account_name",
+    GroupBy.currency: "currency",
 }
 MAX_GROUPS = 1000
 TEXT_QA_FIELDS = ["summary_text^2", "summary_text.words", "text", "account_name", "bank_name"]
@@ -31,23 +32,29 @@ def _cents(value: Any) -> int:
     return round(value * 100)
 
 
+def _date_range(field: str, plan: IntentPlan) -> list[dict[str, Any]]:
+    """The plan's inclusive date range on ``field``, or nothing when it has none."""
+    bounds = {}
+    if plan.date_from:
+        bounds["gte"] = plan.date_from.isoformat()
+    if plan.date_to:
+        bounds["lte"] = plan.date_to.isoformat()
+    return [{"range": {field: bounds}}] if bounds else []
+
+
 def transaction_filters(plan: IntentPlan, user_id: str) -> dict[str, Any]:
     """The bool query every transaction intent shares; the user filter is always first."""
     filters: list[dict[str, Any]] = [{"term": {"user_id": user_id}}]
     must_not: list[dict[str, Any]] = []
-    if plan.date_from or plan.date_to:
-        bounds = {}
-        if plan.date_from:
-            bounds["gte"] = plan.date_from.isoformat()
-        if plan.date_to:
-            bounds["lte"] = plan.date_to.isoformat()
-        filters.append({"range": {"date": bounds}})
+    filters.extend(_date_range("date", plan))
     if plan.accounts:
         filters.append({"terms": {"account_name": plan.accounts}})
     if plan.categories:
         filters.append({"terms": {"category": plan.categories}})
     if plan.merchants:
         filters.append({"terms": {"merchant": plan.merchants}})
+    if plan.currency:
+        filters.append({"term": {"currency": plan.currency}})
     if plan.direction is Direction.out:
         filters.append({"range": {"amount_cents": {"lt": 0}}})
     elif plan.direction is Direction.in_:
@@ -155,6 +162,28 @@ def statement_filters(plan: IntentPlan, user_id: str) -> list[dict[str, Any]]:
     if plan.date_to:
         filters.append({"range": {"statement_from": {"lte": plan.date_to.isoformat()}}})
     return filters
+
+
+FACTS_SIZE = 50
+FACT_SORT: list[dict[str, str]] = [{"as_of": "desc"}, {"fact_id": "asc"}]
+
+
+def fact_filters(plan: IntentPlan, user_id: str) -> dict[str, Any]:
+    """The statement facts a question names, for its accounts and period (newest first)."""
+    filters: list[dict[str, Any]] = [
+        {"term": {"user_id": user_id}},
+        {"terms": {"name": plan.facts}},
+    ]
+    if plan.accounts:
+        filters.append({"terms": {"account_name": plan.accounts}})
+    if plan.currency:
+        filters.append({"term": {"currency": plan.currency}})
+    filters.extend(_date_range("as_of", plan))
+    return {"bool": {"filter": filters, "must_not": []}}
+
+
+def q_facts(plan: IntentPlan, user_id: str) -> dict[str, Any]:
+    return {"size": FACTS_SIZE, "query": fact_filters(plan, user_id), "sort": FACT_SORT}
 
 
 def q_text_qa(

@@ -20,6 +20,12 @@ class Transaction:
     account_name: str
     bank_name: str
     balance: Decimal | None = None
+    # Where the row came from and what was inferred about it (shown on the Sources page).
+    source_file: str = ""
+    location: str = ""  # "line 12", "entry 3" or "page 2"
+    raw_description: str = ""  # the descriptor exactly as the file printed it ("": not kept)
+    merchant_inferred: bool = False  # normalised from the descriptor, not given by the file
+    category_inferred: bool = False  # from rules, history or a model, not given by the file
 
     @property
     def amount_cents(self) -> int:
@@ -41,7 +47,57 @@ class Transaction:
             "account_name": self.account_name,
             "bank_name": self.bank_name,
             "balance_cents": None if self.balance is None else int(self.balance * 100),
+            "source_file": self.source_file,
+            "location": self.location,
+            "raw_description": self.raw_description,
+            "merchant_inferred": self.merchant_inferred,
+            "category_inferred": self.category_inferred,
         }
+
+
+@dataclass(frozen=True)
+class StatementFact:
+    """A figure a statement or export states about itself: a balance, a total, a fee, a limit.
+
+    ``name`` is one of ``FACT_NAMES``; ``location`` says where it is printed ("line 14",
+    "Bal[2]", "page 1"), and ``page`` is set when it is on a PDF page.
+    """
+
+    statement_id: str
+    name: str
+    amount: Decimal
+    currency: str
+    as_of: date
+    account_no: str
+    account_name: str
+    bank_name: str
+    source_file: str
+    location: str
+    page: int | None = None
+
+    @property
+    def fact_id(self) -> str:
+        return f"{self.statement_id}-{self.name}-{self.currency}-{self.as_of.isoformat()}"
+
+    def as_document(self, user_id: str) -> dict[str, object]:
+        return {
+            "fact_id": self.fact_id,
+            "user_id": user_id,
+            "statement_id": self.statement_id,
+            "name": self.name,
+            "amount_cents": int(self.amount * 100),
+            "currency": self.currency,
+            "as_of": self.as_of.isoformat(),
+            "account_no": self.account_no,
+            "account_name": self.account_name,
+            "bank_name": self.bank_name,
+            "source_file": self.source_file,
+            "location": self.location,
+            "page": self.page,
+        }
+
+
+FACT_NAMES = ("opening_balance", "closing_balance", "available_balance")
 
 
 @dataclass(frozen=True)
@@ -100,11 +156,22 @@ class IngestReport:
     indexed: int = 0
     skipped: int = 0  # already present (idempotent re-ingest)
     problems: list[IngestProblem] = field(default_factory=list)
+    source: str = ""  # the file, when the report is about one
+    format: str = ""  # the format detected from its content
+    pending: int = 0  # rows the file marks as not booked yet; they do not land
+    assumed: list[str] = field(default_factory=list)  # values the file lacked, and what was used
 
     def merge(self, other: IngestReport) -> None:
         self.indexed += other.indexed
         self.skipped += other.skipped
+        self.pending += other.pending
         self.problems.extend(other.problems)
 
+    @property
+    def landed_nothing(self) -> bool:
+        """Nothing new and nothing already there: the file did not land."""
+        return self.indexed == 0 and self.skipped == 0
+
     def summary(self) -> str:
-        return f"{self.indexed} indexed, {self.skipped} skipped, {len(self.problems)} errors"
+        text = f"{self.indexed} indexed, {self.skipped} skipped, {len(self.problems)} errors"
+        return text + (f", {self.pending} pending not landed" if self.pending else "")

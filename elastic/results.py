@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
-from elastic.records import Transaction
+from elastic.records import StatementFact, Transaction
 from llm.intent_plan import Direction, Interval, Metric
 
 CENT = Decimal("0.01")
@@ -31,6 +31,8 @@ class AggregateResult:
     count: int
     currency: str
     groups: list[Group] = field(default_factory=list)
+    # Set when the rows span several currencies: one result per currency, never added up.
+    by_currency: list[AggregateResult] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class TrendResult:
     currency: str
     series: list[Bucket]
     splits: dict[str, list[Bucket]] = field(default_factory=dict)
+    by_currency: list[TrendResult] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,7 @@ class TextQAResult:
     hits: list[StatementHit]
     keyword_only: bool = False  # the vector half failed; hits come from BM25 alone
     note: str | None = None
+    facts: list[StatementFact] = field(default_factory=list)  # newest first
 
 
 @dataclass(frozen=True)

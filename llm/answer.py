@@ -78,7 +78,18 @@ def _num(value: Decimal | None) -> float | None:
 
 
 def result_data(result: Result | None) -> dict[str, Any]:
-    """The ``data`` object of DESIGN.md's JSON answer: the numbers, nothing else."""
+    """The ``data`` object of the JSON answer (docs/ARCHITECTURE.md): the numbers, nothing else.
+
+    A result spanning several currencies has ``currency: "mixed"``, no overall value, and
+    ``by_currency``: the same object once per currency.
+    """
+    data = _result_data(result)
+    if isinstance(result, AggregateResult | TrendResult) and result.by_currency:
+        data["by_currency"] = [_result_data(part) for part in result.by_currency]
+    return data
+
+
+def _result_data(result: Result | None) -> dict[str, Any]:
     if isinstance(result, AggregateResult):
         return {
             "metric": result.metric.value,
@@ -125,7 +136,7 @@ def result_data(result: Result | None) -> dict[str, Any]:
             "total": result.total,
         }
     if isinstance(result, TextQAResult):
-        return {
+        data = {
             "hits": [
                 {
                     "statement_id": h.statement_id,
@@ -136,4 +147,19 @@ def result_data(result: Result | None) -> dict[str, Any]:
                 for h in result.hits
             ]
         }
+        if result.facts:  # only when a statement fact answers
+            data["facts"] = [
+                {
+                    "name": f.name,
+                    "value": float(f.amount),
+                    "currency": f.currency,
+                    "as_of": f.as_of.isoformat(),
+                    "statement_id": f.statement_id,
+                    "page": f.page,
+                    "location": f.location,
+                    "account_no": mask_account(f.account_no),
+                }
+                for f in result.facts
+            ]
+        return data
     return {}

@@ -9,11 +9,13 @@ import logging
 import re
 from collections.abc import Callable
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 
 from elastic.masking import mask_account, mask_account_numbers
 from elastic.pdf_reader import body_text
+from elastic.records import StatementFact
 from elastic.results import (
     AggregateResult,
     ListingResult,
@@ -24,6 +26,7 @@ from elastic.results import (
 from llm.answer import Citation, Result
 from llm.formatting import (
     DIRECTION_NOUN,
+    FACT_LABELS,
     INTERVAL_ADVERB,
     METRIC_WORD,
     bucket_label,
@@ -66,6 +69,8 @@ def describe_filters(plan: IntentPlan) -> str:
         parts.append("at " + ", ".join(plan.merchants))
     if plan.accounts:
         parts.append("in " + ", ".join(plan.accounts))
+    if plan.currency:
+        parts.append(f"in {plan.currency}")
     if plan.min_amount is not None:
         parts.append(f"of at least {money(plan.min_amount)}")
     if plan.max_amount is not None:
@@ -116,9 +121,33 @@ def _sentence(plan: IntentPlan, result: AggregateResult) -> str:
     )
 
 
-def compose_aggregate(plan: IntentPlan, result: AggregateResult) -> tuple[str, list[Citation]]:
-    citation = transactions_citation(1, plan, result.count)
-    text = _sentence(plan, result) + " [1]."
+Composed = tuple[str, list[Citation]]
+
+
+def _per_currency(
+    plan: IntentPlan,
+    parts: list[AggregateResult] | list[TrendResult],
+    compose_one: Callable[[IntentPlan, Any, int], Composed],
+) -> Composed:
+    """One answer per currency, each with its own citation: amounts are never added across."""
+    codes = [part.currency for part in parts]
+    texts = [
+        f"The matching transactions are in {len(codes)} currencies ({', '.join(codes)}); "
+        "amounts in different currencies are never added together."
+    ]
+    citations: list[Citation] = []
+    for n, part in enumerate(parts, start=1):
+        text, cited = compose_one(plan.model_copy(update={"currency": part.currency}), part, n)
+        texts.append(f"**{part.currency}:** {text}")
+        citations.extend(cited)
+    return "\n\n".join(texts), citations
+
+
+def compose_aggregate(plan: IntentPlan, result: AggregateResult, n: int = 1) -> Composed:
+    if result.by_currency:
+        return _per_currency(plan, result.by_currency, compose_aggregate)
+    citation = transactions_citation(n, plan, result.count)
+    text = _sentence(plan, result) + f" [{n}]."
     if result.groups:
         header = plan.group_by.value.capitalize() if plan.group_by else "Group"
         lines = [
@@ -139,13 +168,15 @@ def compose_aggregate(plan: IntentPlan, result: AggregateResult) -> tuple[str, l
     return text, [citation]
 
 
-def compose_trend(plan: IntentPlan, result: TrendResult) -> tuple[str, list[Citation]]:
+def compose_trend(plan: IntentPlan, result: TrendResult, n: int = 1) -> Composed:
+    if result.by_currency:
+        return _per_currency(plan, result.by_currency, compose_trend)
     count = sum(b.count for b in result.series)
-    citation = transactions_citation(1, plan, count)
+    citation = transactions_citation(n, plan, count)
     noun = DIRECTION_NOUN[plan.direction]
     scope = " ".join(x for x in (describe_filters(plan), describe_period(plan)) if x)
     if not result.series or count == 0:
-        return f"I found no {noun} {scope} [1].", [citation]
+        return f"I found no {noun} {scope} [{n}].", [citation]
     interval = result.interval.value
     high = max(result.series, key=lambda b: b.value)
     low = min(result.series, key=lambda b: b.value)
@@ -166,7 +197,7 @@ def compose_trend(plan: IntentPlan, result: TrendResult) -> tuple[str, list[Cita
     text = (
         f"{INTERVAL_ADVERB[result.interval]} {noun} {scope}: {headline}. "
         f"Highest: {bucket_label(high.period, interval)} ({shown(high.value)}); "
-        f"lowest: {bucket_label(low.period, interval)} ({shown(low.value)}) [1]."
+        f"lowest: {bucket_label(low.period, interval)} ({shown(low.value)}) [{n}]."
     )
     return text, [citation]
 
@@ -261,10 +292,42 @@ def _without_accounts(question: str, accounts: list[str]) -> str:
     return question
 
 
+def fact_citation(n: int, fact: StatementFact) -> Citation:
+    where = f"page {fact.page}" if fact.page else fact.location
+    return Citation(
+        n=n,
+        kind="statement",
+        source=f"{fact.bank_name} - {mask_account(fact.account_no)} ({fact.source_file}, {where})",
+        statement_id=fact.statement_id,
+        page=fact.page,
+        source_file=fact.source_file,
+    )
+
+
+def compose_facts(facts: list[StatementFact]) -> Composed:
+    """The newest stated value of each fact asked for, per account, with where it is printed."""
+    newest: dict[tuple[str, str, str], StatementFact] = {}
+    for fact in facts:  # newest first
+        newest.setdefault((fact.name, fact.account_no, fact.account_name), fact)
+    lines, citations = [], []
+    for n, fact in enumerate(newest.values(), start=1):
+        label = FACT_LABELS.get(fact.name, fact.name.replace("_", " "))
+        lines.append(
+            f"Your {label} for {plain(fact.account_name)} "
+            f"({mask_account(fact.account_no) or fact.bank_name}) on {day_label(fact.as_of)} "
+            f"was **{money(fact.amount, fact.currency)}** [{n}]."
+        )
+        citations.append(fact_citation(n, fact))
+    return "\n\n".join(lines), citations
+
+
 def compose_text_qa(
     plan: IntentPlan, result: TextQAResult, embed: Embed | None
 ) -> tuple[str, list[Citation]]:
-    """Quote the passage that best answers the question, from the best few hits."""
+    """A stated fact when the question asks for one; otherwise quote the passage that best
+    answers the question, from the best few hits."""
+    if result.facts:
+        return compose_facts(result.facts)
     if not result.hits:
         return "I could not find anything about that in your statements.", []
     question = _without_accounts(plan.text or "", plan.accounts)

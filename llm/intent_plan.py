@@ -18,7 +18,7 @@ class Intent(StrEnum):
 
 
 class Direction(StrEnum):
-    """``out`` is spend and ``in`` is income, both without internal transfers (DESIGN.md)."""
+    """``out`` is spend, ``in`` is income, both without transfers (docs/ARCHITECTURE.md)."""
 
     out = "out"
     in_ = "in"
@@ -39,6 +39,7 @@ class GroupBy(StrEnum):
     merchant = "merchant"
     account = "account"
     month = "month"
+    currency = "currency"
 
 
 class Interval(StrEnum):
@@ -71,6 +72,9 @@ class IntentPlan(BaseModel):
     accounts: list[str] = Field(default_factory=list, description="account names")
     categories: list[str] = Field(default_factory=list)
     merchants: list[str] = Field(default_factory=list)
+    currency: str | None = Field(
+        default=None, description="only amounts in this ISO 4217 currency (never added across)"
+    )
     direction: Direction = Direction.out
     min_amount: Decimal | None = Field(default=None, ge=0)
     max_amount: Decimal | None = Field(default=None, ge=0)
@@ -84,6 +88,10 @@ class IntentPlan(BaseModel):
     split_by_category: bool = False
     sort: SortOrder = SortOrder.newest
     limit: int = Field(default=10, ge=1, le=MAX_LIMIT)
+    facts: list[str] = Field(
+        default_factory=list,
+        description="text_qa: statement facts asked for (opening_balance, closing_balance, …)",
+    )
     clarification: str | None = Field(default=None, description="clarify: what is unclear")
     suggestions: list[str] = Field(default_factory=list, description="clarify: questions to try")
 

@@ -5,7 +5,7 @@ out, the rest is matched against the indexed vocabulary and scanned for cue word
 then becomes a plan, either on its own or, for a follow-up ("and in March?", "as a chart"), as
 an edit of the previous plan.
 
-Choices worth knowing (DESIGN.md semantics otherwise):
+Choices worth knowing (docs/ARCHITECTURE.md semantics otherwise):
 
 - Listings without a number return ``DEFAULT_LISTING_LIMIT`` rows, newest first.
 - "largest/smallest <single thing>" ("my largest purchase") is an aggregate ``max``/``min``;
@@ -15,14 +15,19 @@ Choices worth knowing (DESIGN.md semantics otherwise):
 - "salary / paycheck / payroll / wages" mean money in from the Income category; "income"
   alone means all money in (no category).
 - An account named after "to"/"into" in a transfer question is the destination, not a filter.
-- A name after "at/from/with/to/on" that matches nothing indexed makes the question a
-  clarification, with the nearest merchants as suggestions.
+- A name after "at/from/with/to/on" or "pay" ("How much did I pay KPN?") that matches nothing
+  indexed is looked up as the start of a merchant's name, then in the descriptions; found
+  nowhere, it makes the question a clarification, with the nearest merchants as suggestions.
+- "debit"/"credit" as a row ("the largest single debit") means money out/in.
+- Counting transfers counts both legs: direction any.
+- Words naming a kind of row that only descriptions carry ("cheques", "top-ups") filter the
+  descriptions by the first spelling the user's rows contain.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 
@@ -40,7 +45,7 @@ from llm.intent_plan import (
     Metric,
     SortOrder,
 )
-from llm.text_norm import COUNT, blank, normalize, parse_count
+from llm.text_norm import COUNT, blank, normalize, parse_count, strip_accents
 from llm.vocab_match import Kind, VocabMatcher
 
 DEFAULT_LISTING_LIMIT = 20
@@ -48,7 +53,8 @@ INCOME_CATEGORY = "Income"
 
 
 _TXN_ONE = (
-    r"(?:purchase|transaction|payment|charge|expense|order|deposit|bill|withdrawal|ride|refund)"
+    r"(?:purchase|transaction|payment|charge|expense|order|deposit|bill|withdrawal|ride|refund|"
+    r"debit(?!\s+cards?)|credit(?!\s+(?:cards?|limits?|scores?|unions?)))"
 )
 _TXN_MANY = (
     r"(?:transactions|purchases|payments|charges|expenses|orders|deposits|withdrawals|rides|"
@@ -143,6 +149,7 @@ _IN = re.compile(
     r"\b(?:income|earn|earned|earning|earnings|receive|received|deposits?|deposited|"
     r"salary|salaries|paychecks?|payroll|wages|refunds?|refunded|credited|inflows?|incoming|"
     r"money in|came in|come in|got paid|get paid|paid me|get from|got from|"
+    r"(?:get|got|gotten|getting) (?:money )?back|"
     r"(?:money|much) (?:did |have )?i (?:make|made))\b|"
     r"راتب|دخل|استلمت|إيداع|ايداع"
 )
@@ -174,6 +181,43 @@ _QUESTION_FORM = re.compile(
 _BALANCE = re.compile(
     r"\b(?:balances?|how much (?:money )?(?:is|do i have|have i got) (?:left )?in)\b"
 )
+# Which statement fact a balance question asks for; a bare "balance" is the latest closing one.
+_FACTS = (
+    ("opening_balance", re.compile(r"\b(?:opening|starting|beginning|initial)\s+balance")),
+    ("available_balance", re.compile(r"\bavailable\s+balance")),
+    ("closing_balance", _BALANCE),
+)
+# Rows named as debits or credits: money out or in.
+_SIGNED_ROWS = (
+    (re.compile(r"\bdebits?\b(?!\s+cards?)"), Direction.out),
+    (re.compile(r"\bcredits?\b(?!\s+(?:cards?|limits?|scores?|unions?))"), Direction.in_),
+)
+
+
+@dataclass(frozen=True)
+class _RowKind:
+    """A kind of row that only descriptions name: the spellings tried in the user's
+    descriptions (the first found wins) and the direction it implies, if any."""
+
+    pattern: re.Pattern[str]
+    spellings: tuple[str, ...]
+    direction: Direction | None = None
+
+
+# Top-ups move money between the user's own card, wallet and account: both sides count.
+_DESCRIBED_KINDS = (
+    _RowKind(re.compile(r"\b(?:cheques?|checks)\b"), ("cheque", "chèque", "check")),
+    _RowKind(
+        re.compile(r"\btop(?:ped|ping)?[- ]?ups?\b"), ("top-up", "top up", "topup"), Direction.any
+    ),
+)
+# "(excluding transfers between my own accounts)" restates what spend and income mean.
+_WITHOUT_TRANSFERS = re.compile(
+    r"\(?\b(?:excluding|excl\.?|without|not counting|except(?: for)?|apart from|other than|"
+    r"leaving out)\s+(?:the\s+|any\s+)?(?:internal\s+|own[- ]account\s+)?transfers?"
+    r"(?:\s+(?:between|among)\s+(?:my\s+)?(?:own\s+)?accounts)?\b\)?"
+)
+MIN_DESCRIBED = 3  # shorter words match too many descriptions by chance
 _FEE_TERMS = re.compile(r"\b(?:fees?|charges?|interest|penalt(?:y|ies)|overdra\w*|wire|atm)\b")
 _LAST4 = re.compile(
     r"\b(?:ending(?: in)?|ends? in|last (?:4|four)(?: digits)?|account|card|no\.?|number|#)"
@@ -181,6 +225,7 @@ _LAST4 = re.compile(
 )
 _ACCOUNT_DESTINATION = re.compile(r"\b(?:to|into)\s+(?:my\s+|the\s+)?$")
 _NAME_AFTER = re.compile(r"\b(?:at|from|with|to|on)\s+(?:the\s+|my\s+)?(?P<name>[^\W\d_][\w'&.-]*)")
+_PAYEE = re.compile(r"\b(?:pay|paid|paying)\s+(?:the\s+)?(?P<name>[^\W\d_][\w'&.-]*)")
 _NAME_BEFORE_ROWS = re.compile(
     rf"\b(?:my|the|all|any)\s+(?P<name>[^\W\d_][\w'&.-]*)\s+{_TXN_MANY}\b"
 )
@@ -196,7 +241,8 @@ _NOT_NAME_WORDS = (
     "anything something things stuff purchases transactions payments spending expenses money "
     "account accounts total recent latest newest oldest biggest largest smallest last first big "
     "small large foreign international pending recurring automatic debit credit cash atm fee "
-    "income outgoing incoming own new old monthly weekly daily yearly annual regular"
+    "income outgoing incoming own new old monthly weekly daily yearly annual regular off back "
+    "out bill bills tax taxes overall altogether extra more less twice again upfront early"
 )
 _NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 _FOLLOW_START = re.compile(
@@ -224,8 +270,10 @@ class _Reading:
     categories: list[str]
     merchants: list[str]
     unknown_name: str | None
+    kind: _RowKind | None
     direction: Direction | None
     fee_kind: str | None  # "overdraft fee": narrows Fees to the rows whose description says so
+    unnamed: str  # ``rest`` without merchant names ("Website-Balance" asks for no balance)
 
     def has(self, pattern: re.Pattern[str]) -> bool:
         return pattern.search(self.rest) is not None
@@ -280,13 +328,14 @@ class _Reading:
             or self.direction
             or self.dates
             or self.amounts
+            or self.kind
             or self.has(_TXN_NOUN)
         )
 
     @property
     def is_text_qa(self) -> bool:
         """About statement text or terms ("What is the overdraft fee?"), not own activity."""
-        if self.has(_BALANCE):
+        if _BALANCE.search(self.unnamed):
             return True
         if self.has(_PERSONAL):
             return False
@@ -311,8 +360,13 @@ class _Reading:
 class OfflineRouter:
     """Routes questions to IntentPlans with rules and the indexed vocabulary; deterministic."""
 
-    def __init__(self, vocabulary: Vocabulary) -> None:
+    def __init__(
+        self, vocabulary: Vocabulary, describes: Callable[[str], bool] | None = None
+    ) -> None:
         self.vocabulary = vocabulary
+        # Whether any transaction mentions some words: a name no merchant carries (a payer,
+        # a counterparty, a brand inside a bank's descriptor) then filters the descriptions.
+        self._describes = describes
         self.matcher = VocabMatcher(vocabulary)
         warm_up()
 
@@ -338,9 +392,12 @@ class OfflineRouter:
         amounts = find_amount_bounds(rest)
         if amounts:
             rest = blank(rest, amounts.spans)
-        direction = _direction(rest)
+        rest = blank(rest, [m.span() for m in _WITHOUT_TRANSFERS.finditer(rest)])
         # "cash flow" is a direction, not the Cash category.
         matches = self.matcher.find(blank(rest, [m.span() for m in _NET.finditer(rest)]))
+        # Words inside a merchant's name say nothing about direction ("Best Buy").
+        names = [m.span for m in matches if m.kind is Kind.merchant]
+        direction = _direction(blank(rest, names))
         fee = _FEE_KIND.search(rest)
         fee_spans = [fee.span()] if fee else []
         if fee:  # "ATM fees" are Fees rows, not spending at an ATM merchant
@@ -354,6 +411,8 @@ class OfflineRouter:
             destination = _ACCOUNT_DESTINATION.search(rest[: match.span[0]])
             if not (destination and TRANSFERS_CATEGORY in categories):
                 accounts.extend(match.values)
+        known = [m.span for m in matches] + fee_spans
+        unmatched = blank(rest, [m.span for m in matches])
         return _Reading(
             question=question.strip(),
             text=text,
@@ -363,9 +422,11 @@ class OfflineRouter:
             accounts=_values([accounts]),
             categories=categories,
             merchants=_values(m.values for m in matches if m.kind is Kind.merchant),
-            unknown_name=_unknown_name(rest, [m.span for m in matches] + fee_spans),
+            unknown_name=_unknown_name(rest, known),
+            kind=next((k for k in _DESCRIBED_KINDS if k.pattern.search(unmatched)), None),
             direction=direction,
             fee_kind=f"{_FEE_TEXT.get(fee.group('kind'), fee.group('kind'))} fee" if fee else None,
+            unnamed=blank(rest, names),
         )
 
     def _standalone(self, r: _Reading) -> IntentPlan:
@@ -376,15 +437,24 @@ class OfflineRouter:
             return IntentPlan(
                 intent=intent,
                 text=r.question,
+                facts=_facts_asked(r.text),
                 accounts=r.accounts,
                 date_from=r.dates.start if r.dates else None,
                 date_to=r.dates.end if r.dates else None,
             )
+        merchants: list[str] = []
+        described = None
         if r.unknown_name and not r.merchants:
-            # Echo the name as the user wrote it, not in its normalised form.
-            written = re.search(re.escape(r.unknown_name), r.question, re.IGNORECASE)
-            return self._clarify(written.group() if written else r.unknown_name)
+            name = _as_written(r.unknown_name, r.question)
+            merchants, described = self._resolve(name)
+            if not merchants and described is None:
+                return self._clarify(name)
         plan = _filters(r, intent)
+        plan.merchants = plan.merchants or merchants
+        if described:
+            plan.text = described
+        elif r.kind:
+            plan.text = self._kind_text(r.kind)
         if intent is Intent.listing:
             singular = _SINGLE_EXTREME.search(r.rest) is not None
             plan.sort = r.sort or SortOrder.newest
@@ -399,6 +469,36 @@ class OfflineRouter:
             if plan.group_by and r.limit:
                 plan.limit = r.limit
         return IntentPlan.model_validate(plan.model_dump())
+
+    def _resolve(self, name: str) -> tuple[list[str], str | None]:
+        """The merchants whose names begin with ``name``, else the words of ``name`` the user's
+        descriptions contain; ``([], None)`` when neither knows it."""
+        merchants = self.matcher.merchants_starting(name)
+        if merchants:
+            return merchants, None
+        return [], self._described(name)
+
+    def _described(self, name: str) -> str | None:
+        """The longest leading part of ``name`` that the user's descriptions contain, as
+        written or else without accents ("Madrileña" is found as "MADRILENA")."""
+        if self._describes is None:
+            return None
+        words = name.split()
+        for end in range(len(words), 0, -1):
+            candidate = " ".join(words[:end]).strip(" .'()")
+            if len(candidate) < MIN_DESCRIBED:
+                continue
+            for spelling in dict.fromkeys((candidate, strip_accents(candidate))):
+                if self._describes(spelling):
+                    return spelling
+        return None
+
+    def _kind_text(self, kind: _RowKind) -> str:
+        """The first spelling of a kind of row that the user's descriptions contain; the first
+        spelling when none does (then nothing matches, which is the answer)."""
+        describes = self._describes
+        found = (s for s in kind.spellings if describes is not None and describes(s))
+        return next(found, kind.spellings[0])
 
     def _clarify(self, unknown_name: str | None) -> IntentPlan:
         vocab = self.vocabulary
@@ -446,28 +546,46 @@ def _direction(rest: str) -> Direction | None:
     return Direction.out if money_out else None
 
 
+def _as_written(name: str, question: str) -> str:
+    """``name`` as the user wrote it in ``question``, not in its normalised form."""
+    written = re.search(re.escape(name), question, re.IGNORECASE)
+    return written.group() if written else name
+
+
 def _unknown_name(rest: str, known: list[tuple[int, int]]) -> str | None:
-    """A name that overlaps no vocabulary match: after "at/from/with/to/on" or before "payments"."""
-
-    def unknown(start: int, end: int) -> bool:
-        return not any(s < end and start < e for s, e in known)
-
+    """A name that overlaps no vocabulary match: after "at/from/with/to/on", before "payments"
+    or after "pay" ("pay John Doe")."""
     for match in _NAME_BEFORE_ROWS.finditer(rest):
-        if match.group("name") not in _NOT_NAMES and unknown(*match.span("name")):
+        if match.group("name") not in _NOT_NAMES and _unknown(known, *match.span("name")):
             return match.group("name")
-    for match in _NAME_AFTER.finditer(rest):
+    return _name_after(_NAME_AFTER, rest, known) or _name_after(_PAYEE, rest, known)
+
+
+def _unknown(known: list[tuple[int, int]], start: int, end: int) -> bool:
+    return not any(s < end and start < e for s, e in known)
+
+
+def _name_after(pattern: re.Pattern[str], rest: str, known: list[tuple[int, int]]) -> str | None:
+    """The first name introduced by ``pattern`` that overlaps no vocabulary match."""
+    for match in pattern.finditer(rest):
         start = match.start("name")
-        # The name ends at punctuation, at a blanked-out date or amount, or at a linking word.
-        segment = re.split(r"[?!,;:]|\s{2,}|\.(?:\s|$)", rest[start:], maxsplit=1)[0]
+        # The name ends at punctuation, at an aside in brackets, at a blanked-out date or
+        # amount, or at a linking word.
+        segment = re.split(r"[?!,;:(]|\s{2,}|\.(?:\s|$)", rest[start:], maxsplit=1)[0]
         words: list[str] = []
         for word in segment.split()[:5]:
             if word in _NAME_END:
                 break
             words.append(word)
         name = " ".join(words)
-        if not all(w in _NOT_NAMES for w in words) and unknown(start, start + len(name)):
+        if not all(w in _NOT_NAMES for w in words) and _unknown(known, start, start + len(name)):
             return name
     return None
+
+
+def _facts_asked(text: str) -> list[str]:
+    """The statement fact a question names ("closing balance"), at most one."""
+    return next(([name] for name, pattern in _FACTS if pattern.search(text)), [])
 
 
 def _intent(r: _Reading) -> Intent:
@@ -496,9 +614,16 @@ def _intent(r: _Reading) -> Intent:
 def _filters(r: _Reading, intent: Intent) -> IntentPlan:
     """The plan's filters; direction falls back on what the question names."""
     direction = r.direction
+    signed = next((sign for pattern, sign in _SIGNED_ROWS if r.has(pattern)), None)
     if direction is None:
-        if r.categories and set(r.categories) <= {INCOME_CATEGORY}:
+        if r.kind and r.kind.direction:
+            direction = r.kind.direction
+        elif r.categories and set(r.categories) <= {INCOME_CATEGORY}:
             direction = Direction.in_
+        elif r.categories == [TRANSFERS_CATEGORY] and r.metric is Metric.count:
+            direction = Direction.any  # both legs of every transfer
+        elif signed:
+            direction = signed
         elif intent is Intent.listing or r.has(_TRANSACTIONS):
             direction = Direction.any
         else:

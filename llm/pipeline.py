@@ -19,7 +19,7 @@ from llm.answer import Answer, Citation
 from llm.answer_composer import compose
 from llm.embeddings import Embedder
 from llm.intent_executor import execute
-from llm.intent_plan import Intent, IntentPlan
+from llm.intent_plan import Direction, Intent, IntentPlan, Metric
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,9 @@ class Timer:
             self.timings[name] = (time.perf_counter() - start) * 1000
 
 
-RouterFactory = Callable[[Vocabulary], Router]
+TextProbe = Callable[[str], bool]
+"""``describes(text)``: whether any of the user's transactions mentions ``text``."""
+RouterFactory = Callable[[Vocabulary, TextProbe], Router]
 ROUTER_TTL_S = 300.0
 UNPLACEABLE = (
     "I could not turn that into a search: the dates or amounts in it do not fit together "
@@ -127,10 +129,23 @@ class ChatPipeline:
         as ``finsync ingest``, may have added merchants or accounts)."""
         built = self._routers.get(user_id)
         if built is None or time.monotonic() - built[0] > ROUTER_TTL_S:
-            router = self._router_factory(self.backend.vocabulary(user_id))
+            router = self._router_factory(
+                self.backend.vocabulary(user_id), self._text_probe(user_id)
+            )
             self._routers[user_id] = (time.monotonic(), router)
             return router
         return built[1]
+
+    def _text_probe(self, user_id: str) -> TextProbe:
+        """Lets the router take a name no merchant carries as words of the descriptions."""
+
+        def describes(text: str) -> bool:
+            plan = IntentPlan(
+                intent=Intent.aggregate, direction=Direction.any, metric=Metric.count, text=text
+            )
+            return self.backend.aggregate(user_id, plan).count > 0
+
+        return describes
 
     def data_changed(self, user_id: str) -> None:
         """New data landed: the vocabulary the router matches against must be read again."""
@@ -163,6 +178,12 @@ class ChatPipeline:
         if problem:
             return routed, IntentPlan(intent=Intent.clarify, clarification=problem)
         return routed, scope.apply(routed)
+
+    def correct_category(self, user_id: str, merchant: str, category: str) -> int:
+        """The user's word on a merchant's category: every row of it now, and later imports."""
+        changed = self.backend.set_merchant_category(user_id, merchant, category.strip())
+        self.data_changed(user_id)
+        return changed
 
     def rows_behind(
         self, user_id: str, citation: Citation, after: list[object] | None = None

@@ -5,11 +5,13 @@ from __future__ import annotations
 import logging
 
 from elastic.backend import SearchBackend, open_backend
+from elastic.ingest.cleaning import CATEGORIES
+from elastic.ingest.landing import CategoryFallback
 from elastic.results import Vocabulary
 from elastic.statement_store import StatementStore
 from llm.embeddings import Embedder, make_embedder
 from llm.intent_router import OfflineRouter
-from llm.pipeline import ChatPipeline, Composer, Router, RouterFactory
+from llm.pipeline import ChatPipeline, Composer, Router, RouterFactory, TextProbe
 from settings import Settings
 
 log = logging.getLogger(__name__)
@@ -34,10 +36,19 @@ def gemini_parts(settings: Settings) -> tuple[RouterFactory, Composer]:
 
     client = make_client(settings)
 
-    def build(vocabulary: Vocabulary) -> Router:
-        return GeminiRouter(settings, OfflineRouter(vocabulary), vocabulary, client)
+    def build(vocabulary: Vocabulary, describes: TextProbe) -> Router:
+        return GeminiRouter(settings, OfflineRouter(vocabulary, describes), vocabulary, client)
 
     return build, GeminiComposer(settings, client)
+
+
+def category_fallback(settings: Settings) -> CategoryFallback | None:
+    """Gemini categorises what rules and history cannot, when Vertex AI is configured."""
+    if not settings.vertex_enabled:
+        return None
+    from llm.gemini_categories import GeminiCategoriser
+
+    return GeminiCategoriser(settings, CATEGORIES)
 
 
 def build_pipeline(settings: Settings) -> ChatPipeline:

@@ -65,6 +65,16 @@ def _fix_month(match: re.Match[str]) -> str:
     return found[0] if found else word
 
 
+def strip_accents(text: str) -> str:
+    """``text`` without combining accents: "Madrileña" -> "Madrilena"."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return unicodedata.normalize(
+        "NFC", "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    )
+
+
 def parse_count(token: str) -> int | None:
     """``"5"`` or ``"five"`` -> 5; anything else -> None."""
     if token.isdigit():

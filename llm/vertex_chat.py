@@ -31,8 +31,8 @@ from google.genai import types
 
 from elastic.masking import mask_account_numbers
 from elastic.results import AggregateResult, ListingResult, TextQAResult, TrendResult
-from llm.answer import Answer
-from llm.intent_plan import Intent, Metric
+from llm.answer import Answer, Result
+from llm.intent_plan import Intent, IntentPlan, Metric
 from llm.prompts import COMPOSER_INSTRUCTION, composer_prompt
 from llm.vertex_client import make_client
 from settings import Settings
@@ -205,12 +205,7 @@ def _percent_changes(values: list[Decimal]) -> Iterator[Decimal]:
     return (Decimal(100) * (new - old) / old for old, new in pairs if old)
 
 
-def facts_for(answer: Answer, passages: Iterable[str]) -> Facts:
-    """Everything computed for ``answer``, plus the figures of its text, sources and passages."""
-    facts = Facts()
-    plan, result = answer.plan, answer.result
-    facts.add_days(plan.date_from, plan.date_to)
-    facts.add_numbers(plan.min_amount, plan.max_amount)
+def _add_result(facts: Facts, plan: IntentPlan, result: Result | None) -> None:
     if isinstance(result, AggregateResult):
         facts.add_numbers(result.value, result.count, len(result.groups))
         for group in result.groups:
@@ -233,6 +228,20 @@ def facts_for(answer: Answer, passages: Iterable[str]) -> Facts:
         for hit in result.hits:
             facts.add_numbers(hit.page)
             facts.add_days(hit.statement_from, hit.statement_to)
+        for fact in result.facts:
+            facts.add_numbers(fact.amount)
+            facts.add_days(fact.as_of)
+    for part in getattr(result, "by_currency", ()):
+        _add_result(facts, plan, part)
+
+
+def facts_for(answer: Answer, passages: Iterable[str]) -> Facts:
+    """Everything computed for ``answer``, plus the figures of its text, sources and passages."""
+    facts = Facts()
+    plan = answer.plan
+    facts.add_days(plan.date_from, plan.date_to)
+    facts.add_numbers(plan.min_amount, plan.max_amount)
+    _add_result(facts, plan, answer.result)
     for citation in answer.citations:
         facts.add_numbers(citation.page)
         facts.add_text(citation.source)

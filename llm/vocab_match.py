@@ -18,6 +18,7 @@ from enum import StrEnum
 from rapidfuzz import fuzz, process, utils
 
 from elastic.results import Vocabulary
+from llm.text_norm import strip_accents
 
 # Written as users say them; only targets present in the vocabulary are used.
 CATEGORY_SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -48,6 +49,10 @@ CATEGORY_SYNONYMS: dict[str, tuple[str, ...]] = {
     "internet": ("Utilities",),
     "fee": ("Fees",),
     "bank fees": ("Fees",),
+    "atm": ("Cash",),
+    "atms": ("Cash",),
+    "cash machine": ("Cash",),
+    "cash machines": ("Cash",),
     "streaming": ("Subscriptions",),
     "salary": ("Income",),
     "paycheck": ("Income",),
@@ -64,7 +69,7 @@ CATEGORY_SYNONYMS: dict[str, tuple[str, ...]] = {
     "courses": ("Education",),
     "clothes": ("Shopping",),
 }
-# Category names that are direction words in questions ("income" = money in, DESIGN.md).
+# Category names that are direction words in questions ("income" = money in, docs/ARCHITECTURE.md).
 _NOT_CATEGORY_ALIASES = {"income"}
 # Generic tails dropped to make a shorter merchant alias ("Whole Foods Market" -> "whole foods").
 _GENERIC_TAILS = {
@@ -95,11 +100,12 @@ _KIND_ALIASES = {
 _EDGE_WORDS = (
     "a an and or the my our your of for in on at to from with by per all any each every i me "
     "did do does how much many what was were is are have has had spend spent spending show list "
-    "total over under last this"
+    "total over under last this withdraw withdrew withdrawn"
 )
 _EDGE_STOPWORDS = frozenset(_EDGE_WORDS.split())
 _TOKEN = re.compile(r"[^\W_]+(?:['&.-][^\W_]+)*")
 _MAX_NGRAM = 4
+_MIN_NAME = 3  # a shorter name begins too many merchant names
 
 
 class Kind(StrEnum):
@@ -117,8 +123,8 @@ class VocabMatch:
 
 
 def squash(text: str) -> str:
-    """Lower-case letters and digits only: "Trader Joe's" -> "traderjoes"."""
-    return "".join(ch for ch in text.casefold() if ch.isalnum())
+    """Lower-case letters and digits only, accents dropped: "Trader Joe's" -> "traderjoes"."""
+    return "".join(ch for ch in strip_accents(text.casefold()) if ch.isalnum())
 
 
 def _cutoff(key: str) -> float | None:
@@ -199,6 +205,14 @@ class VocabMatcher:
                 return account.account_name
         return None
 
+    def merchants_starting(self, name: str) -> list[str]:
+        """Indexed merchants whose names begin with the words of ``name`` ("Infopay" names
+        "Infopay Fiscal Services")."""
+        words = _word_keys(name)
+        if len("".join(words)) < _MIN_NAME:
+            return []
+        return [m for m in self.vocabulary.merchants if _word_keys(m)[: len(words)] == words]
+
     def closest_merchants(self, name: str, limit: int = 2) -> list[str]:
         """Indexed merchants that look like a misspelling of ``name``, best first; often none.
 
@@ -215,6 +229,11 @@ class VocabMatcher:
             limit=limit,
         )
         return [merchant for merchant, _, _ in found]
+
+
+def _word_keys(text: str) -> list[str]:
+    """The squashed words of ``text``: "Infopay Fiscal-Services" -> infopay, fiscal, services."""
+    return [key for key in map(squash, re.split(r"[\W_]+", text)) if key]
 
 
 def _merchant_aliases(merchant: str) -> set[str]:

@@ -16,15 +16,13 @@ import typer
 from tqdm import tqdm
 
 from elastic.backend import BackendUnavailable, EmbeddingMismatch
-from elastic.ingest import ingest_statements, ingest_transactions
+from elastic.ingest.landing import FileDefaults, ingest_file
 from elastic.masking import mask_logs
 from elastic.records import IngestReport
 from settings import Settings
 
 log = logging.getLogger("finsync")
 app = typer.Typer(help="FinSync Chat: talk to your bank statements.", no_args_is_help=True)
-ingest_app = typer.Typer(help="Load transactions CSVs or statement PDFs.", no_args_is_help=True)
-app.add_typer(ingest_app, name="ingest")
 
 UserOption = Annotated[
     str | None, typer.Option("--user", help="Owner of the data (default: FINSYNC_USER)")
@@ -59,64 +57,89 @@ class _Bar:
             self._bar.close()
 
 
-def _print_report(kind: str, report: IngestReport) -> None:
-    typer.echo(f"{kind}: {report.summary()}")
+def _print_report(report: IngestReport) -> None:
+    """One line per file (format, what landed), then what was assumed and each problem."""
+    typer.echo(f"{report.source}: {report.format or 'unreadable'}: {report.summary()}")
+    for note in report.assumed:
+        typer.echo(f"  assumed: {note}")
     for problem in report.problems:
         typer.echo(f"  error: {problem}", err=True)
 
 
-def _ingest_transactions_files(settings: Settings, files: list[Path], user: str) -> IngestReport:
+def _ingest(settings: Settings, files: list[Path], user: str, defaults: FileDefaults) -> bool:
+    """Land every file; True when everything in every file landed."""
     from llm.embeddings import make_embedder
-    from llm.services import open_prepared_backend
-
-    with _reported_errors():
-        backend = open_prepared_backend(settings, make_embedder(settings))
-    total = IngestReport()
-    try:
-        for file in files:
-            bar = _Bar("rows")
-            total.merge(ingest_transactions(backend, file, user, bar))
-            bar.close()
-    finally:
-        backend.close()
-    return total
-
-
-def _ingest_statement_files(settings: Settings, files: list[Path], user: str) -> IngestReport:
-    from llm.embeddings import make_embedder
-    from llm.services import open_prepared_backend, statement_store
+    from llm.services import category_fallback, open_prepared_backend, statement_store
 
     embedder = make_embedder(settings)
     with _reported_errors():
         backend = open_prepared_backend(settings, embedder)
-    bar = _Bar("files")
+    store = statement_store(settings)
+    fallback = category_fallback(settings)
+    clean = True
     try:
-        return ingest_statements(backend, files, user, embedder, statement_store(settings), bar)
+        for file in files:
+            bar = _Bar("rows")
+            try:
+                report = ingest_file(
+                    backend,
+                    file,
+                    user,
+                    embedder,
+                    store,
+                    defaults,
+                    settings.default_currency,
+                    bar,
+                    fallback=fallback,
+                )
+            finally:
+                bar.close()
+            _print_report(report)
+            clean = clean and not report.problems and not report.landed_nothing
     finally:
-        bar.close()
         backend.close()
+    return clean
 
 
-@ingest_app.command("transactions")
-def ingest_transactions_cmd(
-    files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=False)],
+ALIASES = {"transactions", "statements"}
+
+
+@app.command("ingest")
+def ingest_cmd(
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Bank exports (CSV, OFX/QFX, CAMT.053, MT940) or statement PDFs; "
+            "the format is read from the content"
+        ),
+    ],
     user: UserOption = None,
+    account_name: Annotated[
+        str | None, typer.Option("--account-name", help="Account name, if the file has none")
+    ] = None,
+    account_no: Annotated[
+        str | None, typer.Option("--account-no", help="Account number, if the file has none")
+    ] = None,
+    bank: Annotated[str | None, typer.Option("--bank", help="Bank, if the file has none")] = None,
+    currency: Annotated[
+        str | None, typer.Option("--currency", help="ISO 4217 code, if the file has none")
+    ] = None,
 ) -> None:
-    """Ingest transactions CSV files (bad rows are reported by line; good rows land)."""
+    """Load bank exports and statement PDFs. Exit 0 when everything landed, 1 when anything
+    was reported (the good part still lands), 2 on a usage error."""
+    if files and str(files[0]) in ALIASES and not files[0].exists():
+        files = files[1:]  # `finsync ingest transactions FILE` reads like the old commands
+    if not files:
+        raise typer.BadParameter("give at least one FILE")
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise typer.BadParameter(f"no such file: {', '.join(missing)}")
+    if currency and not (len(currency) == 3 and currency.isalpha()):
+        raise typer.BadParameter(f"--currency {currency!r} is not an ISO 4217 code")
     settings = Settings()
-    report = _ingest_transactions_files(settings, files, user or settings.user)
-    _print_report("transactions", report)
-
-
-@ingest_app.command("statements")
-def ingest_statements_cmd(
-    files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=False)],
-    user: UserOption = None,
-) -> None:
-    """Ingest statement PDFs (unreadable pages are reported; the rest lands)."""
-    settings = Settings()
-    report = _ingest_statement_files(settings, files, user or settings.user)
-    _print_report("statements", report)
+    defaults = FileDefaults(account_name, account_no, bank, currency.upper() if currency else None)
+    if not _ingest(settings, files, user or settings.user, defaults):
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -133,15 +156,15 @@ def sample(
 
     sample_set = generate_sample(out, seed=seed)
     typer.echo(
-        f"sample: {sample_set.transactions_csv} and {len(sample_set.statement_pdfs)} statements"
+        f"sample: {sample_set.transactions_csv}, {len(sample_set.statement_pdfs)} statements "
+        f"and {len(sample_set.exports)} bank exports in {sample_set.exports[0].parent}"
     )
     if ingest:
         settings = Settings()
         owner = user or settings.user
-        tx = _ingest_transactions_files(settings, [sample_set.transactions_csv], owner)
-        _print_report("transactions", tx)
-        st = _ingest_statement_files(settings, sample_set.statement_pdfs, owner)
-        _print_report("statements", st)
+        files = [sample_set.transactions_csv, *sample_set.statement_pdfs]
+        if not _ingest(settings, files, owner, FileDefaults()):
+            raise typer.Exit(1)
 
 
 def _questions(question: str | None, file: Path | None) -> list[str]:

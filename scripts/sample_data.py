@@ -23,7 +23,8 @@ from pathlib import Path
 
 from fpdf import FPDF, XPos, YPos
 
-from elastic.csv_reader import REQUIRED_COLUMNS
+from elastic.ingest.bank_csv import project_columns
+from scripts.sample_exports import generate_exports
 
 __all__ = ["CSV_COLUMNS", "TERMS", "SampleSet", "generate_sample", "header_lines"]
 
@@ -31,7 +32,7 @@ PERIOD_START = date(2024, 1, 1)
 PERIOD_END = date(2025, 6, 30)
 CURRENCY = "USD"
 # The ingestion contract's columns, with the optional id first and the balance last.
-CSV_COLUMNS = ("transaction_id", *REQUIRED_COLUMNS, "balance")
+CSV_COLUMNS = ("transaction_id", *project_columns(), "balance")
 ROWS_PER_PAGE = 30
 PDF_TIMESTAMP = datetime(2025, 7, 1, 9, 0, tzinfo=UTC)
 
@@ -98,6 +99,7 @@ ACCOUNTS = (CHECKING, SAVINGS, CARD)
 class SampleSet:
     transactions_csv: Path
     statement_pdfs: list[Path]  # sorted
+    exports: list[Path]  # other accounts in banks' own formats (``exports/truth.json``)
 
 
 @dataclass(frozen=True)
@@ -213,7 +215,7 @@ ATMS = (
 
 
 def generate_sample(out_dir: Path, seed: int = 7) -> SampleSet:
-    """Write ``transactions.csv`` and ``statements/*.pdf`` under ``out_dir``."""
+    """Write ``transactions.csv``, ``statements/*.pdf`` and ``exports/`` under ``out_dir``."""
     ledger = _Simulation(random.Random(seed)).run()
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path = out_dir / "transactions.csv"
@@ -221,7 +223,8 @@ def generate_sample(out_dir: Path, seed: int = 7) -> SampleSet:
     statements_dir = out_dir / "statements"
     statements_dir.mkdir(exist_ok=True)
     pdfs = [_write_statement(statements_dir, statement) for statement in _statements(ledger)]
-    return SampleSet(transactions_csv=csv_path, statement_pdfs=sorted(pdfs))
+    exports = generate_exports(out_dir / "exports", seed)
+    return SampleSet(transactions_csv=csv_path, statement_pdfs=sorted(pdfs), exports=exports)
 
 
 # --- simulation -------------------------------------------------------------------------------

@@ -81,7 +81,7 @@ def sample_transactions(sample: SampleSet) -> pd.DataFrame:
 
 
 def spent(frame: pd.DataFrame, start: str, end: str, **equals: str) -> tuple[Decimal, int]:
-    """Spend as DESIGN.md defines it (money out, transfers excluded, positive) and its count."""
+    """Spend (money out, transfers excluded, positive; docs/ARCHITECTURE.md) and its count."""
     rows = frame[
         (frame["date"] >= start)
         & (frame["date"] <= end)

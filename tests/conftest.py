@@ -71,6 +71,8 @@ def es_settings(es_url: str, data_dir: Path) -> Settings:
         es_url=es_url,
         statements_index=f"test-statements-{suffix}",
         transactions_index=f"test-transactions-{suffix}",
+        facts_index=f"test-facts-{suffix}",
+        category_rules_index=f"test-category-rules-{suffix}",
         data_dir=data_dir,
     )
 
@@ -82,7 +84,7 @@ def fresh_es(
     backend = ElasticsearchBackend(es_settings(es_url, tmp_path))
     backend.prepare(embedder.dims, embedder.model_name)
     yield backend
-    backend.es.indices.delete(index=[backend.tx_index, backend.st_index], ignore_unavailable=True)
+    backend.es.indices.delete(index=backend.indices, ignore_unavailable=True)
     backend.close()
 
 
@@ -108,7 +110,7 @@ def es_sample(
     tx, st = ingest_sample(backend, sample_set, embedder, StatementStore(settings.statements_dir))
     assert not tx.problems and not st.problems, (tx.problems, st.problems)
     yield backend
-    backend.es.indices.delete(index=[backend.tx_index, backend.st_index], ignore_unavailable=True)
+    backend.es.indices.delete(index=backend.indices, ignore_unavailable=True)
     backend.close()
 
 

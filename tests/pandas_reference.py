@@ -1,4 +1,4 @@
-"""An independent pandas implementation of DESIGN.md's semantics, to check the backends against.
+"""An independent pandas implementation of the semantics (docs/ARCHITECTURE.md).
 
 It reads the sample CSV directly and shares no code with the backends' query paths.
 """
@@ -35,6 +35,8 @@ def select(frame: pd.DataFrame, plan: IntentPlan) -> pd.DataFrame:
         keep &= frame["category"].isin(plan.categories)
     if plan.merchants:
         keep &= frame["merchant"].isin(plan.merchants)
+    if plan.currency:
+        keep &= frame["currency"] == plan.currency
     if plan.direction is Direction.out:
         keep &= frame["cents"] < 0
     elif plan.direction is Direction.in_:
@@ -80,6 +82,7 @@ def aggregate(frame: pd.DataFrame, plan: IntentPlan) -> dict:
             GroupBy.merchant: rows["merchant"],
             GroupBy.account: rows["account_name"],
             GroupBy.month: rows["day"].map(_month_key),
+            GroupBy.currency: rows["currency"],
         }[plan.group_by]
         groups = [(key, metric(part, plan.metric), len(part)) for key, part in rows.groupby(column)]
         groups.sort(key=lambda g: (-(g[1] if g[1] is not None else Decimal("-Infinity")), g[0]))

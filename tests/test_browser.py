@@ -200,7 +200,8 @@ def test_uploaded_csv_is_askable_in_the_chat(page: Page, steps: Steps, tmp_path:
     with steps.step("uploaded"):
         page.get_by_role("link", name="Ingest").click()
         page.locator("input[type=file]").set_input_files(str(upload))
-        expect(page.get_by_text("kites.csv")).to_be_visible()
+        expect(page.get_by_text("kites.csv").first).to_be_visible()
+        expect(page.get_by_text("Detected finsync-csv: 2 transactions")).to_be_visible()
 
     with steps.step("report"):
         page.get_by_role("button", name=re.compile(r"^Ingest 1 file")).click()

@@ -41,6 +41,35 @@ def answers(result: subprocess.CompletedProcess[str]) -> list[dict]:
     return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
 
 
+def test_ingest_names_the_format_and_exits_by_what_landed(tmp_path: Path, sample_set: SampleSet):
+    env = {"FINSYNC_DATA_DIR": str(tmp_path / "data")}
+    lloyds = sample_set.exports[0].parent / "lloyds_current.csv"
+    flags = ["--bank", "Lloyds Bank", "--currency", "gbp", "--account-name", "Lloyds Current"]
+    first = finsync("ingest", str(lloyds), *flags, env=env, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "lloyds_current.csv: bank-csv (Lloyds (UK)): 21 indexed, 0 skipped, 0 errors" in (
+        first.stdout
+    )
+    again = finsync("ingest", "transactions", str(lloyds), *flags, env=env, cwd=tmp_path)
+    assert again.returncode == 0 and "0 indexed, 21 skipped" in again.stdout, again.stdout
+
+    damaged = tmp_path / "damaged.csv"
+    lines = lloyds.read_text().splitlines()
+    damaged.write_text("\n".join([*lines[:3], lines[3].replace(",DEB,", ",DEB,,"), *lines[4:]]))
+    partial = finsync("ingest", str(damaged), *flags, env=env, cwd=tmp_path)
+    assert partial.returncode == 1
+    assert "damaged.csv, line 4: more values than columns" in partial.stderr
+
+    notes = tmp_path / "notes.bin"
+    notes.write_bytes(bytes(range(256)))
+    unreadable = finsync("ingest", str(notes), env=env, cwd=tmp_path)
+    assert unreadable.returncode == 1 and "not a format FinSync reads" in unreadable.stderr
+
+    assert finsync("ingest", str(tmp_path / "missing.csv"), env=env, cwd=tmp_path).returncode == 2
+    bad_flag = finsync("ingest", str(lloyds), "--currency", "EURO", env=env, cwd=tmp_path)
+    assert bad_flag.returncode == 2 and "ISO 4217" in bad_flag.stderr
+
+
 def test_sample_ingest_then_ask_on_the_embedded_default(tmp_path: Path):
     env = {"FINSYNC_DATA_DIR": str(tmp_path / "data")}
     made = finsync("sample", "--out", str(tmp_path / "sample"), "--ingest", env=env, cwd=tmp_path)
@@ -48,12 +77,14 @@ def test_sample_ingest_then_ask_on_the_embedded_default(tmp_path: Path):
     sample = SampleSet(
         tmp_path / "sample" / "transactions.csv",
         sorted((tmp_path / "sample" / "statements").glob("*.pdf")),
+        [],
     )
     with sample.transactions_csv.open(newline="") as handle:
         rows = sum(1 for _ in csv.DictReader(handle))
-    chunks = sum(len(read_statement_pdf(p, "x").chunks) for p in sample.statement_pdfs)
-    assert f"transactions: {rows} indexed, 0 skipped, 0 errors" in made.stdout
-    assert f"statements: {chunks} indexed, 0 skipped, 0 errors" in made.stdout
+    assert f"transactions.csv: finsync-csv: {rows} indexed, 0 skipped, 0 errors" in made.stdout
+    for pdf in sample.statement_pdfs:
+        chunks = len(read_statement_pdf(pdf, "x").chunks)
+        assert f"{pdf.name}: statement PDF: {chunks} indexed, 0 skipped, 0 errors" in made.stdout
 
     questions = tmp_path / "questions.txt"
     questions.write_text(

@@ -85,7 +85,7 @@ def test_unreachable_elasticsearch_is_a_clear_answer(embedder: LocalEmbedder):
     from settings import Settings
 
     backend = ElasticsearchBackend(Settings(es_url="http://127.0.0.1:9", es_timeout_s=1))
-    pipeline = ChatPipeline(backend, embedder, lambda vocabulary: OfflineRouter(vocabulary))
+    pipeline = ChatPipeline(backend, embedder, OfflineRouter)
     answer = pipeline.ask("How much did I spend?", "u", AS_OF)
     assert answer.intent is Intent.clarify and answer.result is None
     assert "not answering" in answer.text and "127.0.0.1:9 is unreachable" in answer.text

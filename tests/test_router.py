@@ -254,6 +254,64 @@ def test_transfer_destination_is_not_an_account_filter(router: OfflineRouter) ->
     assert not plan.excludes_transfers
 
 
+# --- names only the user's rows know -------------------------------------------------------
+
+
+def bank_export_router(merchants: list[str], descriptions: list[str]) -> OfflineRouter:
+    """A router over a bank export's merchants that can ask whether descriptions mention words."""
+    vocabulary = Vocabulary(
+        merchants=merchants,
+        categories=["Uncategorized", "Transfers"],
+        accounts=[AccountInfo("Current", "Some Bank", "0001")],
+        first_date=date(2025, 1, 1),
+        last_date=date(2025, 6, 30),
+        currency="EUR",
+    )
+    folded = [d.casefold() for d in descriptions]
+    return OfflineRouter(vocabulary, lambda text: any(text.casefold() in d for d in folded))
+
+
+def test_a_payee_found_in_descriptions_filters_them() -> None:
+    router = bank_export_router(["Benm"], ["/BENM//NAME/JOHN DOE/REMI/Reference 201301234"])
+    plan = router.route("How much did I pay John Doe?", AS_OF)
+    assert (plan.intent, plan.direction, plan.text) == (Intent.aggregate, Direction.out, "John Doe")
+
+
+def test_an_accented_name_is_found_in_unaccented_descriptions() -> None:
+    router = bank_export_router([], ["Recibo MUTUA MADRILENA AUTOMOVILISTA"])
+    plan = router.route("How much did I pay Mutua Madrileña?", AS_OF)
+    assert plan.text == "Mutua Madrilena"
+
+
+def test_a_name_that_begins_a_merchant_name_is_that_merchant() -> None:
+    router = bank_export_router(["Infopay Fiscal Services", "Hotel XY"], [])
+    plan = router.route("How much did I spend at INFOPAY (OnlineTicket)?", AS_OF)
+    assert (plan.merchants, plan.text) == (["Infopay Fiscal Services"], None)
+
+
+def test_a_word_inside_a_merchant_name_is_not_a_cue() -> None:
+    router = bank_export_router(["Website-Balance", "Best Buy"], [])
+    spend = router.route("How much did I spend on WEBSITE-BALANCE?", AS_OF)
+    assert (spend.intent, spend.merchants) == (Intent.aggregate, ["Website-Balance"])
+    refund = router.route("How much did I get back from Best Buy?", AS_OF)
+    assert (refund.direction, refund.merchants) == (Direction.in_, ["Best Buy"])
+
+
+@pytest.mark.parametrize(
+    ("question", "descriptions", "text", "direction"),
+    [
+        ("How many cheques were cashed?", ["Chèque/ DCN"], "chèque", Direction.out),
+        ("How many checks did I write?", ["CHECK 1043"], "check", Direction.out),
+        ("How much did I top up?", ["Top-Up by *1234"], "top-up", Direction.any),
+    ],
+)
+def test_kinds_of_rows_are_found_by_their_spelling_in_descriptions(
+    question: str, descriptions: list[str], text: str, direction: Direction
+) -> None:
+    plan = bank_export_router([], descriptions).route(question, AS_OF)
+    assert (plan.intent, plan.text, plan.direction) == (Intent.aggregate, text, direction)
+
+
 # --- clarify ------------------------------------------------------------------------------
 
 

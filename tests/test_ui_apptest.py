@@ -247,10 +247,22 @@ def test_uploaded_csv_is_reported_and_immediately_askable(
     use_data_dir(monkeypatch, copy_data_dir(data_dir, tmp_path / "data"))
     ingest = started(page("ingest_page", "ui.pages.ingest_page"))
     ingest.file_uploader(key="uploads").upload("kites.csv", UPLOAD_CSV.encode(), "text/csv").run()
+    assert not ingest.exception, ingest.exception
+    # Before anything lands: the detected format and the rows as they will land.
+    captions = [c.value for c in ingest.caption]
+    assert "Detected **finsync-csv**: 2 transactions." in captions
+    assert "1 row cannot be read; the report will list them." in captions
+    assert not ingest.warning  # the file names its account, bank and currency
+    preview = ingest.dataframe[0].value
+    assert list(preview["Merchant"]) == ["Zephyr Kites", "Zephyr Kites"]
+    assert list(preview["Source"]) == ["kites.csv, line 2", "kites.csv, line 3"]
     next(b for b in ingest.button if b.label.startswith("Ingest 1 file")).click().run()
     assert not ingest.exception, ingest.exception
-    assert [m.value for m in ingest.metric][:3] == ["2", "0", "1"]
-    problems = ingest.dataframe[0].value
+    assert [m.value for m in ingest.metric][:4] == ["2", "0", "0", "1"]
+    frames = [frame.value for frame in ingest.dataframe]
+    (summary,) = [f for f in frames if "Landed" in f.columns]
+    assert list(summary["Format"]) == ["finsync-csv"]
+    (problems,) = [f for f in frames if "Reason" in f.columns]
     assert list(problems["Location"]) == ["line 4"]
 
     chat = started(AppTest.from_file(str(APP), default_timeout=TIMEOUT_S))

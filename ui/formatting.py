@@ -13,7 +13,30 @@ from elastic.records import Transaction
 from elastic.results import AccountInfo
 from llm.formatting import day_label
 
-TRANSACTION_COLUMNS = ["Date", "Description", "Merchant", "Category", "Account", "Amount"]
+TRANSACTION_COLUMNS = [
+    "Date",
+    "Description",
+    "Merchant",
+    "Category",
+    "Account",
+    "Amount",
+    "Currency",
+    "Source",
+]
+
+
+def provenance_label(row: Transaction) -> str:
+    """Where a row came from and what FinSync inferred about it: ``chase.csv, line 12 ·
+    category inferred``."""
+    where = ", ".join(x for x in (row.source_file, row.location) if x)
+    inferred = [
+        name
+        for name, flag in (("merchant", row.merchant_inferred), ("category", row.category_inferred))
+        if flag
+    ]
+    return " · ".join(
+        x for x in (where, f"{' and '.join(inferred)} inferred" if inferred else "") if x
+    )
 
 
 def period_label(date_from: date | None, date_to: date | None) -> str:
@@ -46,6 +69,8 @@ def transactions_frame(rows: Sequence[Transaction]) -> pd.DataFrame:
             "Category": [row.category for row in rows],
             "Account": [account_label(row.account_name, row.account_no) for row in rows],
             "Amount": [float(row.amount) for row in rows],
+            "Currency": [row.currency for row in rows],
+            "Source": [provenance_label(row) for row in rows],
         },
         columns=TRANSACTION_COLUMNS,
     )

@@ -12,7 +12,7 @@ from elastic.backend import StatementInfo
 from elastic.masking import mask_account
 from elastic.results import ListingResult, Vocabulary
 from llm.intent_plan import Direction, Intent, IntentPlan, SortOrder
-from ui.context import AppContext, app_context
+from ui.context import AppContext, app_context, data_changed
 from ui.sidebar import account_names, engine_panel, load_vocabulary
 from ui.source_viewer import statement_dialog
 from ui.tables import transactions_table
@@ -150,6 +150,7 @@ def _transactions_tab(context: AppContext) -> None:
     if vocabulary is None or not vocabulary.accounts:
         st.info("No transactions yet: upload a CSV on the **Ingest** page.", icon=":material/info:")
         return
+    _category_correction(context, vocabulary)
     plan = _transaction_filters(vocabulary)
     result, page = _page_of(context, plan)
     start = (page - 1) * PAGE_SIZE
@@ -171,6 +172,32 @@ def _transactions_tab(context: AppContext) -> None:
             on_click=_next_page,
             args=(result.next_after,),
         )
+
+
+def _category_correction(context: AppContext, vocabulary: Vocabulary) -> None:
+    """Set a merchant's category for all its rows and for later imports."""
+    with st.expander("Correct a merchant's category", icon=":material/edit:"):
+        with st.form("category-correction", border=False):
+            merchant = st.selectbox("Merchant", vocabulary.merchants, key="fix-merchant")
+            known = st.selectbox(
+                "Category",
+                vocabulary.categories,
+                index=None,
+                key="fix-category",
+                placeholder="Choose a category",
+            )
+            typed = st.text_input("…or a new category", key="fix-new-category")
+            submitted = st.form_submit_button("Apply to every row of this merchant")
+        category = (typed or known or "").strip()
+        if submitted and merchant and category:
+            changed = context.pipeline.correct_category(context.user_id, merchant, category)
+            data_changed(context)
+            st.success(
+                f"{changed:,} rows of {merchant} are now {category}; later imports follow.",
+                icon=":material/check_circle:",
+            )
+        elif submitted:
+            st.warning("Choose a merchant and a category.", icon=":material/warning:")
 
 
 def sources_page() -> None:

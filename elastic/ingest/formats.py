@@ -1,0 +1,54 @@
+"""Which reader a file needs, decided from its first bytes, never from its name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from elastic.ingest import bank_csv, camt053, mt940, ofx
+from elastic.ingest.parsed import ParsedFile, UnreadableFile
+
+HEAD_BYTES = 4096
+PDF = "statement PDF"
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    sniff: Callable[[bytes], bool]
+    read: Callable[[Path], ParsedFile]
+
+
+# Most specific first: a CSV sniffer accepts almost any text.
+EXPORT_FORMATS = (
+    Format("ofx", ofx.sniff, ofx.read),
+    Format("camt.053", camt053.sniff, camt053.read),
+    Format("mt940", mt940.sniff, mt940.read),
+    Format("csv", bank_csv.sniff, bank_csv.read),
+)
+
+
+def is_pdf(head: bytes) -> bool:
+    # The header may follow a few bytes of junk; readers accept it within the first KiB.
+    return b"%PDF-" in head[:1024]
+
+
+def detect(path: Path) -> Format | None:
+    """The export format of ``path``, or None for a PDF; UnreadableFile when it is neither."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError as exc:
+        raise UnreadableFile(f"cannot open ({exc.strerror})") from exc
+    if not head.strip():
+        raise UnreadableFile("the file is empty")
+    if is_pdf(head):
+        return None
+    for fmt in EXPORT_FORMATS:
+        if fmt.sniff(head):
+            return fmt
+    raise UnreadableFile(
+        "not a format FinSync reads: expected a bank CSV export, OFX/QFX, CAMT.053, MT940 "
+        "or a statement PDF"
+    )

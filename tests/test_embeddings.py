@@ -1,0 +1,100 @@
+"""The local embedder: the real int8 all-MiniLM-L6-v2 on ONNX Runtime."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llm.embeddings import BATCH_SIZE, MAX_WORD_PIECES, LocalEmbedder, _OnnxMiniLM
+
+TEXTS = [
+    "Overdraft fee $35.00 per item",
+    "Closing balance",
+    "Kontoführungsgebühr 4,95 EUR",
+    "رسوم السحب على المكشوف",
+    "",
+]
+# Well past 256 word pieces.
+LONG = "Card purchase at the supermarket on Main Street, reference 4711. " * 40
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b)  # the rows are unit length
+
+
+def test_dims_are_known_without_loading_the_model():
+    embedder = LocalEmbedder()
+    assert embedder.dims == 384
+    assert embedder._model is None
+
+
+def test_vectors_are_unit_length_float32_rows(embedder: LocalEmbedder):
+    vectors = embedder.embed(TEXTS)
+    assert vectors.shape == (len(TEXTS), 384)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_no_texts_give_an_empty_matrix(embedder: LocalEmbedder):
+    vectors = embedder.embed([])
+    assert vectors.shape == (0, 384)
+    assert vectors.dtype == np.float32
+
+
+def test_the_same_texts_give_the_same_vectors(embedder: LocalEmbedder):
+    np.testing.assert_array_equal(embedder.embed(TEXTS), embedder.embed(TEXTS))
+
+
+def test_similar_meanings_are_closer(embedder: LocalEmbedder):
+    fee, overdrawn, groceries = embedder.embed(
+        [
+            "overdraft fee",
+            "fee charged when the account is overdrawn",
+            "grocery shopping at the supermarket",
+        ]
+    )
+    assert _cosine(fee, overdrawn) > _cosine(fee, groceries)
+
+
+def test_long_texts_are_truncated(embedder: LocalEmbedder):
+    assert len(LONG.split()) > MAX_WORD_PIECES
+    long, longer = embedder.embed([LONG, LONG + " A tail the model never reads."])
+    assert np.linalg.norm(long) == pytest.approx(1.0, abs=1e-5)
+    np.testing.assert_allclose(long, longer, atol=1e-6)
+
+
+def test_a_text_gets_the_same_vector_alone_or_in_any_batch(embedder: LocalEmbedder):
+    # More texts than one batch holds, of very different lengths, so padding differs.
+    texts = [LONG, *TEXTS, *(f"Card purchase {i} at store {i * 7}" for i in range(BATCH_SIZE))]
+    batched = embedder.embed(texts)
+    for index in (0, 1, 4, 5, len(texts) - 1):
+        np.testing.assert_allclose(batched[index], embedder.embed([texts[index]])[0], atol=1e-5)
+
+
+def test_warm_up_loads_once_even_from_two_threads(monkeypatch: pytest.MonkeyPatch):
+    loads: list[_OnnxMiniLM] = []
+    real_load = _OnnxMiniLM.load
+
+    def counted_load(tokenizer_file: Path) -> _OnnxMiniLM:
+        loads.append(real_load(tokenizer_file))
+        return loads[-1]
+
+    monkeypatch.setattr(_OnnxMiniLM, "load", counted_load)
+    embedder = LocalEmbedder()
+    start = threading.Barrier(2)
+
+    def warm_up_and_embed() -> np.ndarray:
+        start.wait()
+        embedder.warm_up()
+        return embedder.embed(TEXTS)
+
+    with ThreadPoolExecutor(2) as pool:
+        first, second = (f.result() for f in [pool.submit(warm_up_and_embed) for _ in range(2)])
+    embedder.warm_up()
+    assert len(loads) == 1
+    np.testing.assert_array_equal(first, second)
+    np.testing.assert_array_equal(first, embedder.embed(TEXTS))
