@@ -114,6 +114,11 @@ class SearchBackend(Protocol):
 
     def mark_transfers(self, user_id: str, transaction_ids: Sequence[str]) -> int: ...
 
+    def amounts_on_account(
+        self, user_id: str, last4: str, date_from: date, date_to: date
+    ) -> list[tuple[date, int]]:
+        """(date, amount in cents) of stored rows of the account ending in ``last4``."""
+
     def aggregate(self, user_id: str, plan: IntentPlan) -> AggregateResult: ...
 
     def trend(self, user_id: str, plan: IntentPlan) -> TrendResult: ...

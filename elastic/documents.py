@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
 from elastic.backend import StatementInfo
-from elastic.records import StatementFact, Transaction
+from elastic.records import Box, StatementFact, Transaction
 from elastic.results import StatementHit, cents_to_amount
 
 TOP_HITS = 5
@@ -38,14 +39,25 @@ def transaction_from_source(src: dict[str, Any]) -> Transaction:
         raw_description=src.get("raw_description") or "",
         merchant_inferred=bool(src.get("merchant_inferred")),
         category_inferred=bool(src.get("category_inferred")),
+        page=src.get("page"),
+        box=box_from_source(src.get("box")),
     )
 
 
+def box_from_source(value: object) -> Box | None:
+    """A stored box: a list from Elasticsearch, JSON text from SQLite, or nothing."""
+    if value is None:
+        return None
+    x0, top, x1, bottom = json.loads(value) if isinstance(value, str) else value
+    return (float(x0), float(top), float(x1), float(bottom))
+
+
 def fact_from_source(src: Mapping[str, Any]) -> StatementFact:
+    cents, day = src.get("amount_cents"), src.get("day")
     return StatementFact(
         statement_id=src["statement_id"],
         name=src["name"],
-        amount=cents_to_amount(src["amount_cents"]),
+        amount=None if cents is None else cents_to_amount(cents),
         currency=src["currency"],
         as_of=date.fromisoformat(src["as_of"]),
         account_no=src["account_no"],
@@ -54,6 +66,8 @@ def fact_from_source(src: Mapping[str, Any]) -> StatementFact:
         source_file=src["source_file"],
         location=src["location"],
         page=src.get("page"),
+        box=box_from_source(src.get("box")),
+        day=None if day is None else date.fromisoformat(day),
     )
 
 

@@ -52,7 +52,7 @@ from elastic.query_builders import (
     statement_filters,
     transaction_filters,
 )
-from elastic.records import StatementChunk, StatementFact, Transaction
+from elastic.records import Box, StatementChunk, StatementFact, Transaction
 from elastic.results import (
     AccountInfo,
     AggregateResult,
@@ -125,6 +125,8 @@ CREATE TABLE IF NOT EXISTS transactions (
     raw_description TEXT NOT NULL DEFAULT '',
     merchant_inferred INTEGER NOT NULL DEFAULT 0,
     category_inferred INTEGER NOT NULL DEFAULT 0,
+    page INTEGER,
+    box TEXT,
     PRIMARY KEY (user_id, date, transaction_id),
     UNIQUE (user_id, transaction_id)
 ) WITHOUT ROWID;
@@ -143,9 +145,11 @@ CREATE TABLE IF NOT EXISTS statement_facts (
     fact_id TEXT NOT NULL,
     statement_id TEXT NOT NULL,
     name TEXT NOT NULL,
-    amount_cents INTEGER NOT NULL,
+    amount_cents INTEGER,
     currency TEXT NOT NULL,
     as_of TEXT NOT NULL,
+    day TEXT,
+    box TEXT,
     account_no TEXT NOT NULL,
     account_name TEXT NOT NULL,
     bank_name TEXT NOT NULL,
@@ -201,6 +205,8 @@ _PROVENANCE_COLUMNS = {
     "raw_description": "TEXT NOT NULL DEFAULT ''",
     "merchant_inferred": "INTEGER NOT NULL DEFAULT 0",
     "category_inferred": "INTEGER NOT NULL DEFAULT 0",
+    "page": "INTEGER",
+    "box": "TEXT",
 }
 
 _HIT_COLUMNS = (
@@ -211,6 +217,10 @@ _STATS = "COUNT(*), COALESCE(SUM(amount_cents), 0), MIN(amount_cents), MAX(amoun
 
 Raw = tuple[int, int, int, int]
 """count, sum, min, max of signed amounts in cents."""
+
+
+def _json_box(box: Box | None) -> str | None:
+    return None if box is None else json.dumps(list(box))
 
 
 def _insert_sql(table: str, columns: Iterable[str]) -> str:
@@ -320,7 +330,11 @@ class EmbeddedBackend:
     # -- writes ---------------------------------------------------------------------------
     def add_transactions(self, user_id: str, rows: Sequence[Transaction]) -> WriteCounts:
         docs = [
-            {**row.as_document(user_id), "description_folded": fold(row.description)}
+            {
+                **row.as_document(user_id),
+                "description_folded": fold(row.description),
+                "box": _json_box(row.box),
+            }
             for row in rows
         ]
         with self._lock, self._conn:
@@ -363,7 +377,7 @@ class EmbeddedBackend:
         return WriteCounts(indexed, len(docs) - indexed, {})
 
     def add_facts(self, user_id: str, facts: Sequence[StatementFact]) -> WriteCounts:
-        docs = [fact.as_document(user_id) for fact in facts]
+        docs = [{**fact.as_document(user_id), "box": _json_box(fact.box)} for fact in facts]
         with self._lock, self._conn:
             indexed = self._conn.executemany(self._insert_fact, docs).rowcount if docs else 0
         return WriteCounts(indexed, len(docs) - indexed, {})
@@ -420,6 +434,16 @@ class EmbeddedBackend:
                 "WHERE user_id = ? AND transaction_id IN (SELECT value FROM json_each(?))",
                 (TRANSFERS_CATEGORY, user_id, json.dumps(list(transaction_ids))),
             ).rowcount
+
+    def amounts_on_account(
+        self, user_id: str, last4: str, date_from: date, date_to: date
+    ) -> list[tuple[date, int]]:
+        rows = self._rows(
+            "SELECT date, amount_cents FROM transactions WHERE user_id = ? "
+            "AND date BETWEEN ? AND ? AND substr(account_no, -4) = ?",
+            (user_id, date_from.isoformat(), date_to.isoformat(), last4),
+        )
+        return [(date.fromisoformat(r[0]), r[1]) for r in rows]
 
     # -- the four intents -----------------------------------------------------------------
     def _tx_where(self, plan: IntentPlan, user_id: str) -> tuple[str, list[object]]:

@@ -34,7 +34,7 @@ from elastic.mappings import (
     statements_mapping,
     transactions_mapping,
 )
-from elastic.query_builders import q_facts
+from elastic.query_builders import escape_wildcard, q_facts
 from elastic.records import StatementChunk, StatementFact, Transaction
 from elastic.results import (
     AccountInfo,
@@ -289,6 +289,29 @@ class ElasticsearchBackend:
     def mark_transfers(self, user_id: str, transaction_ids: Sequence[str]) -> int:
         with _reachable(self.url):
             return self._set_category(user_id, transaction_ids, TRANSFERS_CATEGORY, inferred=True)
+
+    def amounts_on_account(
+        self, user_id: str, last4: str, date_from: date, date_to: date
+    ) -> list[tuple[date, int]]:
+        query = {
+            "bool": {
+                "filter": [
+                    {"term": {"user_id": user_id}},
+                    {"range": {"date": {"gte": date_from.isoformat(), "lte": date_to.isoformat()}}},
+                    {"wildcard": {"account_no": {"value": f"*{escape_wildcard(last4)}"}}},
+                ]
+            }
+        }
+        with _reachable(self.url):
+            hits = helpers.scan(
+                self.es,
+                index=self.tx_index,
+                query={"query": query, "_source": ["date", "amount_cents"]},
+            )
+            return [
+                (date.fromisoformat(h["_source"]["date"]), h["_source"]["amount_cents"])
+                for h in hits
+            ]
 
     # -- the four intents -----------------------------------------------------------------
     def aggregate(self, user_id: str, plan: IntentPlan) -> AggregateResult:

@@ -6,6 +6,7 @@ from typing import Any
 
 KEYWORD = {"type": "keyword"}
 TEXT_WITH_KEYWORD = {"type": "text", "fields": {"keyword": {"type": "keyword"}}}
+BOX = {"type": "float", "index": False}  # x0, top, x1, bottom on the page, for highlighting
 
 
 def transactions_mapping() -> dict[str, Any]:
@@ -31,6 +32,8 @@ def transactions_mapping() -> dict[str, Any]:
             "raw_description": {"type": "text"},
             "merchant_inferred": {"type": "boolean"},
             "category_inferred": {"type": "boolean"},
+            "page": {"type": "integer"},
+            "box": BOX,
         },
     }
 
@@ -53,6 +56,8 @@ def facts_mapping() -> dict[str, Any]:
             "source_file": KEYWORD,
             "location": {"type": "keyword", "index": False},
             "page": {"type": "integer"},
+            "day": {"type": "date", "format": "strict_date"},
+            "box": BOX,
         },
     }
 

@@ -24,7 +24,7 @@ TEXT_QA_FIELDS = ["summary_text^2", "summary_text.words", "text", "account_name"
 CANDIDATES = 20
 
 
-def _escape_wildcard(text: str) -> str:
+def escape_wildcard(text: str) -> str:
     return "".join("\\" + ch if ch in "*?\\" else ch for ch in text)
 
 
@@ -69,7 +69,7 @@ def transaction_filters(plan: IntentPlan, user_id: str) -> dict[str, Any]:
             bounds["lte"] = _cents(plan.max_amount)
         filters.append({"range": {"magnitude_cents": bounds}})
     if plan.text and plan.text.strip():
-        pattern = f"*{_escape_wildcard(plan.text.strip())}*"
+        pattern = f"*{escape_wildcard(plan.text.strip())}*"
         filters.append(
             {"wildcard": {"description.keyword": {"value": pattern, "case_insensitive": True}}}
         )

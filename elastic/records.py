@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
+Box = tuple[float, float, float, float]
+"""x0, top, x1, bottom in PDF points from the page's top-left corner."""
+
 
 @dataclass(frozen=True)
 class Transaction:
@@ -26,6 +29,8 @@ class Transaction:
     raw_description: str = ""  # the descriptor exactly as the file printed it ("": not kept)
     merchant_inferred: bool = False  # normalised from the descriptor, not given by the file
     category_inferred: bool = False  # from rules, history or a model, not given by the file
+    page: int | None = None  # statement PDFs: the page and box of the printed row
+    box: Box | None = None
 
     @property
     def amount_cents(self) -> int:
@@ -52,6 +57,8 @@ class Transaction:
             "raw_description": self.raw_description,
             "merchant_inferred": self.merchant_inferred,
             "category_inferred": self.category_inferred,
+            "page": self.page,
+            "box": None if self.box is None else list(self.box),
         }
 
 
@@ -60,12 +67,13 @@ class StatementFact:
     """A figure a statement or export states about itself: a balance, a total, a fee, a limit.
 
     ``name`` is one of ``FACT_NAMES``; ``location`` says where it is printed ("line 14",
-    "Bal[2]", "page 1"), and ``page`` is set when it is on a PDF page.
+    "Bal[2]", "page 1"), and ``page`` and ``box`` are set when it is on a PDF page. Money
+    facts have ``amount``; a due date has ``day`` instead; an APR's ``amount`` is percent.
     """
 
     statement_id: str
     name: str
-    amount: Decimal
+    amount: Decimal | None
     currency: str
     as_of: date
     account_no: str
@@ -74,6 +82,8 @@ class StatementFact:
     source_file: str
     location: str
     page: int | None = None
+    box: Box | None = None
+    day: date | None = None
 
     @property
     def fact_id(self) -> str:
@@ -85,9 +95,11 @@ class StatementFact:
             "user_id": user_id,
             "statement_id": self.statement_id,
             "name": self.name,
-            "amount_cents": int(self.amount * 100),
+            "amount_cents": None if self.amount is None else int(self.amount * 100),
             "currency": self.currency,
             "as_of": self.as_of.isoformat(),
+            "day": None if self.day is None else self.day.isoformat(),
+            "box": None if self.box is None else list(self.box),
             "account_no": self.account_no,
             "account_name": self.account_name,
             "bank_name": self.bank_name,
@@ -97,7 +109,20 @@ class StatementFact:
         }
 
 
-FACT_NAMES = ("opening_balance", "closing_balance", "available_balance")
+FACT_NAMES = (
+    "opening_balance",
+    "closing_balance",
+    "available_balance",
+    "money_in",
+    "money_out",
+    "fees",
+    "interest",
+    "amount_due",
+    "minimum_payment",
+    "due_date",
+    "credit_limit",
+    "apr",
+)
 
 
 @dataclass(frozen=True)

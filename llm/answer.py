@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from elastic.masking import mask_account, mask_account_numbers
+from elastic.records import Box
 from elastic.results import (
     AggregateResult,
     ListingResult,
@@ -31,6 +32,7 @@ class Citation:
     passage: str | None = None
     source_file: str | None = None
     rows_plan: IntentPlan | None = None  # transactions: the listing that shows the rows
+    box: Box | None = None  # statement: the cited row or fact on the page
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -151,7 +153,8 @@ def _result_data(result: Result | None) -> dict[str, Any]:
             data["facts"] = [
                 {
                     "name": f.name,
-                    "value": float(f.amount),
+                    "value": None if f.amount is None else float(f.amount),
+                    "day": None if f.day is None else f.day.isoformat(),
                     "currency": f.currency,
                     "as_of": f.as_of.isoformat(),
                     "statement_id": f.statement_id,

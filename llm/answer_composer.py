@@ -301,21 +301,31 @@ def fact_citation(n: int, fact: StatementFact) -> Citation:
         statement_id=fact.statement_id,
         page=fact.page,
         source_file=fact.source_file,
+        box=fact.box,
     )
+
+
+def _fact_value(fact: StatementFact) -> str:
+    if fact.day is not None:
+        return day_label(fact.day)
+    if fact.name == "apr" and fact.amount is not None:
+        return f"{fact.amount}%"
+    return money(fact.amount, fact.currency)
 
 
 def compose_facts(facts: list[StatementFact]) -> Composed:
     """The newest stated value of each fact asked for, per account, with where it is printed."""
-    newest: dict[tuple[str, str, str], StatementFact] = {}
+    newest: dict[tuple[str, str, str, str], StatementFact] = {}
     for fact in facts:  # newest first
-        newest.setdefault((fact.name, fact.account_no, fact.account_name), fact)
+        key = (fact.name, fact.account_no, fact.account_name, fact.currency)
+        newest.setdefault(key, fact)
     lines, citations = [], []
     for n, fact in enumerate(newest.values(), start=1):
         label = FACT_LABELS.get(fact.name, fact.name.replace("_", " "))
         lines.append(
             f"Your {label} for {plain(fact.account_name)} "
-            f"({mask_account(fact.account_no) or fact.bank_name}) on {day_label(fact.as_of)} "
-            f"was **{money(fact.amount, fact.currency)}** [{n}]."
+            f"({mask_account(fact.account_no) or plain(fact.bank_name)}), as stated on "
+            f"{day_label(fact.as_of)}, was **{_fact_value(fact)}** [{n}]."
         )
         citations.append(fact_citation(n, fact))
     return "\n\n".join(lines), citations

@@ -25,6 +25,15 @@ FACT_LABELS = {
     "opening_balance": "opening balance",
     "closing_balance": "closing balance",
     "available_balance": "available balance",
+    "money_in": "money in",
+    "money_out": "money out",
+    "fees": "fees charged",
+    "interest": "interest charged",
+    "amount_due": "amount due",
+    "minimum_payment": "minimum payment",
+    "due_date": "payment due date",
+    "credit_limit": "credit limit",
+    "apr": "APR",
 }
 METRIC_WORD = {Metric.avg: "average", Metric.min: "smallest", Metric.max: "largest"}
 

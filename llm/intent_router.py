@@ -185,8 +185,24 @@ _BALANCE = re.compile(
 _FACTS = (
     ("opening_balance", re.compile(r"\b(?:opening|starting|beginning|initial)\s+balance")),
     ("available_balance", re.compile(r"\bavailable\s+balance")),
-    ("closing_balance", _BALANCE),
+    ("minimum_payment", re.compile(r"\bminimum\s+(?:payment|amount)")),
+    ("due_date", re.compile(r"\bwhen\b.*\bdue\b|\bdue\s+date\b")),
+    (
+        "amount_due",
+        re.compile(r"\b(?:amount|balance|payment)\s+due\b|\bstatement balance\b|\bdo i owe\b"),
+    ),
+    ("credit_limit", re.compile(r"\bcredit\s+(?:limit|line)\b")),
+    (
+        "closing_balance",
+        re.compile(
+            r"\b(?:closing|ending|end|final|new|current|latest)\s+balance\b|"
+            r"\bwhat(?:'s| is| was) (?:my|the|our) (?:account )?balance\b|"
+            r"\bhow much (?:money )?(?:is|do i have|have i got) (?:left )?in\b"
+        ),
+    ),
 )
+# How a figure works, not what it is: "How is the minimum payment calculated?"
+_NOT_A_FIGURE = re.compile(r"\b(?:how (?:is|are|do|does)|calculat\w*|why|waive\w*|avoid\w*)\b")
 # Rows named as debits or credits: money out or in.
 _SIGNED_ROWS = (
     (re.compile(r"\bdebits?\b(?!\s+cards?)"), Direction.out),
@@ -584,7 +600,9 @@ def _name_after(pattern: re.Pattern[str], rest: str, known: list[tuple[int, int]
 
 
 def _facts_asked(text: str) -> list[str]:
-    """The statement fact a question names ("closing balance"), at most one."""
+    """The statement fact a question asks the value of ("closing balance"), at most one."""
+    if _NOT_A_FIGURE.search(text):
+        return []
     return next(([name] for name, pattern in _FACTS if pattern.search(text)), [])
 
 

@@ -230,7 +230,7 @@ def _add_result(facts: Facts, plan: IntentPlan, result: Result | None) -> None:
             facts.add_days(hit.statement_from, hit.statement_to)
         for fact in result.facts:
             facts.add_numbers(fact.amount)
-            facts.add_days(fact.as_of)
+            facts.add_days(fact.as_of, fact.day)
     for part in getattr(result, "by_currency", ()):
         _add_result(facts, plan, part)
 

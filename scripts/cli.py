@@ -156,8 +156,10 @@ def sample(
 
     sample_set = generate_sample(out, seed=seed)
     typer.echo(
-        f"sample: {sample_set.transactions_csv}, {len(sample_set.statement_pdfs)} statements "
-        f"and {len(sample_set.exports)} bank exports in {sample_set.exports[0].parent}"
+        f"sample: {sample_set.transactions_csv}, {len(sample_set.statement_pdfs)} statements, "
+        f"{len(sample_set.exports)} bank exports in {sample_set.exports[0].parent} and "
+        f"{len(sample_set.statement_layouts)} statements in other banks' layouts in "
+        f"{sample_set.statement_layouts[0].parent}"
     )
     if ingest:
         settings = Settings()

@@ -15,7 +15,7 @@ import random
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
@@ -25,6 +25,7 @@ from fpdf import FPDF, XPos, YPos
 
 from elastic.ingest.bank_csv import project_columns
 from scripts.sample_exports import generate_exports
+from scripts.sample_statements import generate_statements
 
 __all__ = ["CSV_COLUMNS", "TERMS", "SampleSet", "generate_sample", "header_lines"]
 
@@ -100,6 +101,7 @@ class SampleSet:
     transactions_csv: Path
     statement_pdfs: list[Path]  # sorted
     exports: list[Path]  # other accounts in banks' own formats (``exports/truth.json``)
+    statement_layouts: list[Path] = field(default_factory=list)  # banks' own PDF layouts
 
 
 @dataclass(frozen=True)
@@ -215,7 +217,8 @@ ATMS = (
 
 
 def generate_sample(out_dir: Path, seed: int = 7) -> SampleSet:
-    """Write ``transactions.csv``, ``statements/*.pdf`` and ``exports/`` under ``out_dir``."""
+    """Write ``transactions.csv``, ``statements/*.pdf``, ``exports/`` and
+    ``statement_layouts/`` under ``out_dir``."""
     ledger = _Simulation(random.Random(seed)).run()
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path = out_dir / "transactions.csv"
@@ -224,7 +227,8 @@ def generate_sample(out_dir: Path, seed: int = 7) -> SampleSet:
     statements_dir.mkdir(exist_ok=True)
     pdfs = [_write_statement(statements_dir, statement) for statement in _statements(ledger)]
     exports = generate_exports(out_dir / "exports", seed)
-    return SampleSet(transactions_csv=csv_path, statement_pdfs=sorted(pdfs), exports=exports)
+    layouts = generate_statements(out_dir / "statement_layouts", seed)
+    return SampleSet(csv_path, sorted(pdfs), exports, layouts)
 
 
 # --- simulation -------------------------------------------------------------------------------

@@ -206,7 +206,9 @@ def test_uploaded_csv_is_askable_in_the_chat(page: Page, steps: Steps, tmp_path:
     with steps.step("report"):
         page.get_by_role("button", name=re.compile(r"^Ingest 1 file")).click()
         report = page.get_by_test_id("stMainBlockContainer")
-        expect(report.get_by_text("Report")).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+        expect(report.get_by_role("heading", name="Report")).to_be_visible(
+            timeout=ANSWER_TIMEOUT_MS
+        )
         expect(report.get_by_test_id("stMetricValue").first).to_have_text("2")
         expect(report).to_contain_text("line 4")
 

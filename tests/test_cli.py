@@ -13,7 +13,7 @@ import pytest
 
 from elastic.embedded_backend import EmbeddedBackend
 from elastic.es_backend import ElasticsearchBackend
-from elastic.pdf_reader import read_statement_pdf
+from elastic.ingest.pdf.statement import StatementValues, read_statement
 from llm.intent_plan import Intent, IntentPlan
 from scripts.sample_data import SampleSet
 from tests import pandas_reference as ref
@@ -83,8 +83,11 @@ def test_sample_ingest_then_ask_on_the_embedded_default(tmp_path: Path):
         rows = sum(1 for _ in csv.DictReader(handle))
     assert f"transactions.csv: finsync-csv: {rows} indexed, 0 skipped, 0 errors" in made.stdout
     for pdf in sample.statement_pdfs:
-        chunks = len(read_statement_pdf(pdf, "x").chunks)
-        assert f"{pdf.name}: statement PDF: {chunks} indexed, 0 skipped, 0 errors" in made.stdout
+        statement = read_statement(pdf, "x", StatementValues(), "USD")
+        # The statement's rows are already in from transactions.csv: skipped, not doubled.
+        rows = len(statement.transactions.rows) if statement.transactions else 0
+        expected = f"{len(statement.chunks)} indexed, {rows} skipped, 0 errors"
+        assert f"{pdf.name}: statement PDF: {expected}" in made.stdout
 
     questions = tmp_path / "questions.txt"
     questions.write_text(

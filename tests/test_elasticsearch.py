@@ -12,7 +12,7 @@ from elastic.backend import EmbeddingMismatch
 from elastic.embedded_backend import EmbeddedBackend
 from elastic.es_backend import ElasticsearchBackend
 from elastic.ingest import ingest_transactions
-from elastic.pdf_reader import read_statement_pdf
+from elastic.ingest.pdf.statement import StatementValues, read_statement
 from elastic.query_builders import q_text_qa
 from llm.embeddings import LocalEmbedder
 from llm.intent_plan import Intent, IntentPlan
@@ -66,7 +66,10 @@ def test_sample_ingest_counts_and_idempotency(
 ):
     with sample_set.transactions_csv.open(newline="") as handle:
         rows = sum(1 for _ in csv.DictReader(handle))
-    chunks = sum(len(read_statement_pdf(p, "x").chunks) for p in sample_set.statement_pdfs)
+    chunks = sum(
+        len(read_statement(p, "x", StatementValues(), "USD").chunks)
+        for p in sample_set.statement_pdfs
+    )
     assert _count(es_sample, es_sample.tx_index) == rows
     assert _count(es_sample, es_sample.st_index) == chunks
 
@@ -157,7 +160,10 @@ def test_corrupt_pdf_is_reported_and_the_rest_lands(
     store = StatementStore(tmp_path / "store")
     report = ingest_statements(fresh_es, [corrupt, good], "u2", embedder, store)
     assert [(p.source, p.location) for p in report.problems] == [("corrupt.pdf", "file")]
-    assert report.indexed == len(read_statement_pdf(good, "x").chunks) > 0
+    statement = read_statement(good, "x", StatementValues(), "USD")
+    assert statement.transactions is not None  # its rows reconcile, so they land too
+    landed = len(statement.chunks) + len(statement.transactions.rows)
+    assert report.indexed == landed > len(statement.chunks) > 0
 
 
 def test_text_search_falls_back_to_keywords_when_knn_fails(

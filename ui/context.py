@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -12,6 +13,7 @@ import streamlit as st
 from elastic.results import Vocabulary
 from elastic.statement_store import StatementStore
 from llm.answer import Answer
+from llm.embeddings import LocalEmbedder
 from llm.pipeline import ChatPipeline
 from llm.services import build_pipeline, statement_store
 from settings import Settings
@@ -59,8 +61,15 @@ class AppContext:
 
 @st.cache_resource(show_spinner="Loading the search engine and models…")
 def _pipeline(_settings: Settings, fingerprint: str) -> ChatPipeline:
-    """One pipeline per configuration and process: models load once, all sessions share it."""
-    return build_pipeline(_settings)
+    """One pipeline per configuration and process: models load once, all sessions share it.
+
+    The local model loads in the background as the app starts, so no question waits for it;
+    not a daemon thread, so a process that exits meanwhile waits for the load (under a
+    second) instead of tearing ONNX Runtime down mid-load."""
+    pipeline = build_pipeline(_settings)
+    if isinstance(pipeline.embedder, LocalEmbedder):
+        threading.Thread(target=pipeline.embedder.warm_up, name="embedder-warm-up").start()
+    return pipeline
 
 
 @st.cache_data(ttl=300, show_spinner=False)

@@ -11,6 +11,7 @@ import pypdfium2 as pdfium
 from PIL import Image, ImageDraw
 
 from elastic.pdf_reader import PDFIUM_LOCK
+from elastic.records import Box
 from ui.redaction import hidden_spans
 
 RENDER_SCALE = 1.5  # 108 dpi: sharp in a dialog, small enough to send quickly
@@ -19,7 +20,7 @@ REDACTION_RGB = (30, 41, 59)
 _PAD = 1.5  # points around each text box
 
 
-Box = tuple[float, float, float, float]  # left, top, right, bottom in image pixels
+PixelBox = tuple[float, float, float, float]  # left, top, right, bottom in image pixels
 
 
 def page_count(pdf_path: Path) -> int:
@@ -41,7 +42,7 @@ def _passage_span(text: str, passage: str | None) -> tuple[int, int] | None:
 
 def _boxes(
     textpage: pdfium.PdfTextPage, span: tuple[int, int], height: float, scale: float
-) -> list[Box]:
+) -> list[PixelBox]:
     """Pixel boxes covering characters ``span`` of the text page, one per line."""
     start, end = span
     boxes = []
@@ -58,7 +59,9 @@ def _boxes(
     return boxes
 
 
-def _marked(image: Image.Image, highlights: list[Box], redactions: list[Box]) -> Image.Image:
+def _marked(
+    image: Image.Image, highlights: list[PixelBox], redactions: list[PixelBox]
+) -> Image.Image:
     overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
     draw = ImageDraw.Draw(overlay)
     for box in highlights:
@@ -74,8 +77,10 @@ def page_png(
     account_no: str,
     passage: str | None = None,
     scale: float = RENDER_SCALE,
+    region: Box | None = None,
 ) -> bytes:
-    """Page ``page`` (1-based) as PNG, ``account_no`` masked and ``passage`` highlighted."""
+    """Page ``page`` (1-based) as PNG, ``account_no`` masked, ``passage`` highlighted, and
+    ``region`` (a cited row or fact: x0, top, x1, bottom in points) highlighted too."""
     with PDFIUM_LOCK:
         document = pdfium.PdfDocument(pdf_path)
         try:
@@ -88,6 +93,16 @@ def page_png(
             text = textpage.get_text_range(0, textpage.count_chars())
             passage_span = _passage_span(text, passage)
             highlights = _boxes(textpage, passage_span, height, scale) if passage_span else []
+            if region is not None:
+                x0, top, x1, bottom = region
+                highlights.append(
+                    (
+                        (x0 - _PAD) * scale,
+                        (top - _PAD) * scale,
+                        (x1 + _PAD) * scale,
+                        (bottom + _PAD) * scale,
+                    )
+                )
             redactions = [
                 box
                 for span in hidden_spans(text, account_no)

@@ -11,6 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from elastic.masking import mask_account, mask_account_numbers
+from elastic.records import Box
 from elastic.results import ListingResult, StatementHit
 from llm.answer import Citation
 from llm.formatting import day_label, money
@@ -26,8 +27,10 @@ MAX_ROWS_SHOWN = 2000  # rows behind a number fetched page by page (100 each) up
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _page_image(pdf_path: str, page: int, account_no: str, passage: str | None) -> bytes:
-    return page_png(Path(pdf_path), page, account_no, passage)
+def _page_image(
+    pdf_path: str, page: int, account_no: str, passage: str | None, region: Box | None
+) -> bytes:
+    return page_png(Path(pdf_path), page, account_no, passage, region=region)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -43,8 +46,15 @@ def _stored_pdf(context: AppContext, chunk: StatementHit) -> Path | None:
     return path if path.exists() else None
 
 
-def statement_page(context: AppContext, statement_id: str, page: int, passage: str | None) -> None:
-    """Bank, masked account, period and page; the page image beside its text, passage marked."""
+def statement_page(
+    context: AppContext,
+    statement_id: str,
+    page: int,
+    passage: str | None,
+    region: Box | None = None,
+) -> None:
+    """Bank, masked account, period and page; the page image beside its text, with the cited
+    passage, row or fact marked."""
     chunks = context.pipeline.backend.statement_chunks(context.user_id, statement_id)
     if not chunks:
         st.warning("This statement is no longer in your data.", icon=":material/search_off:")
@@ -81,7 +91,13 @@ def statement_page(context: AppContext, statement_id: str, page: int, passage: s
     with image_column:
         if pdf_path is not None:
             st.image(
-                _page_image(str(pdf_path), page, first.account_no, shown_passage),
+                _page_image(
+                    str(pdf_path),
+                    page,
+                    first.account_no,
+                    shown_passage,
+                    region if page == cited_page else None,
+                ),
                 caption=f"Page {page} of the original statement (account number masked)",
                 width="stretch",
             )
@@ -119,13 +135,24 @@ def transactions_behind(context: AppContext, citation: Citation, key: str) -> No
 
 @st.dialog("Statement page", width="large")
 def statement_dialog(
-    context: AppContext, statement_id: str, page: int, passage: str | None = None
+    context: AppContext,
+    statement_id: str,
+    page: int,
+    passage: str | None = None,
+    region: Box | None = None,
 ) -> None:
     try:
-        statement_page(context, statement_id, page, passage)
+        statement_page(context, statement_id, page, passage, region)
     except Exception as exc:
         log.exception("showing statement %s page %s failed", statement_id, page)
         st.error(f"This statement page could not be shown ({exc}).", icon=":material/error:")
+
+
+@st.dialog("Where the file states it")
+def file_fact_dialog(citation: Citation) -> None:
+    """A figure stated by a bank export (no page to show): the file and the place in it."""
+    st.markdown(literal_symbols(f"**{citation.source}**"))
+    st.caption("Bank exports have no pages; the figure is printed at this place in the file.")
 
 
 @st.dialog("Transactions behind the number", width="large")
@@ -140,6 +167,10 @@ def transactions_dialog(context: AppContext, citation: Citation, key: str) -> No
 def open_citation(context: AppContext, citation: Citation, key: str) -> None:
     """Open the viewer that fits the citation: the statement page, or the rows behind it."""
     if citation.kind == "statement" and citation.statement_id and citation.page:
-        statement_dialog(context, citation.statement_id, citation.page, citation.passage)
+        statement_dialog(
+            context, citation.statement_id, citation.page, citation.passage, citation.box
+        )
+    elif citation.kind == "statement":
+        file_fact_dialog(citation)
     elif citation.rows_plan is not None:
         transactions_dialog(context, citation, key)

@@ -10,7 +10,6 @@ from elastic.ingest import bank_csv, camt053, mt940, ofx
 from elastic.ingest.parsed import ParsedFile, UnreadableFile
 
 HEAD_BYTES = 4096
-PDF = "statement PDF"
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import hashlib
 import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -22,9 +22,9 @@ from elastic.ingest.cleaning import (
     find_transfer_pairs,
     normalise_merchant,
 )
-from elastic.ingest.formats import PDF, detect
+from elastic.ingest.formats import detect
 from elastic.ingest.parsed import BalanceFact, ParsedFile, ParsedRow, UnreadableFile
-from elastic.pdf_reader import read_statement_pdf
+from elastic.ingest.pdf.statement import PDF_FORMAT, PdfStatement, StatementValues, read_statement
 from elastic.records import IngestProblem, IngestReport, StatementChunk, StatementFact, Transaction
 from elastic.results import cents_to_amount
 from elastic.statement_store import StatementStore
@@ -165,6 +165,8 @@ class _Cleaner:
             raw_description=row.description,
             merchant_inferred=merchant_inferred,
             category_inferred=category_inferred,
+            page=row.page,
+            box=row.box,
         )
 
 
@@ -358,9 +360,17 @@ def ingest_file(
         report.problems.append(IngestProblem(path.name, "file", str(exc)))
         return report
     if parsed is None:
-        report.format = PDF
-        report.merge(ingest_statements(backend, [path], user_id, embedder, store, progress))
-        return report
+        return land_statement(
+            backend,
+            path,
+            user_id,
+            embedder,
+            store,
+            defaults or FileDefaults(),
+            default_currency,
+            progress,
+            fallback,
+        )
     report.format = parsed.format
     land_parsed(
         backend,
@@ -407,6 +417,99 @@ def _write_chunks(
         _count_writes(report, counts, pages)
 
 
+def _new_rows(
+    backend: SearchBackend, user_id: str, statement: PdfStatement, report: IngestReport
+) -> ParsedFile | None:
+    """The statement's rows not already stored from another file of the account (a CSV or
+    OFX export of the same month): matched by day and amount, each stored row once."""
+    parsed = statement.transactions
+    if parsed is None:
+        return None
+    last4 = statement.account_no[-4:]
+    if not last4:
+        return parsed
+    start, end = statement.period
+    stored = Counter(backend.amounts_on_account(user_id, last4, start, end))
+    fresh = []
+    for row in parsed.rows:
+        key = (row.date, int(row.amount * 100))
+        if stored[key]:
+            stored[key] -= 1
+            report.skipped += 1
+        else:
+            fresh.append(row)
+    return replace(parsed, rows=fresh)
+
+
+def _pdf_facts(statement: PdfStatement, source_file: str) -> list[StatementFact]:
+    return [
+        StatementFact(
+            statement_id=statement.statement_id,
+            name=fact.name,
+            amount=fact.amount,
+            currency=statement.currency,
+            as_of=statement.period[1],
+            account_no=statement.account_no,
+            account_name=statement.account_name,
+            bank_name=statement.bank_name,
+            source_file=source_file,
+            location=f"page {fact.page}",
+            page=fact.page,
+            box=fact.box,
+            day=fact.day,
+        )
+        for fact in statement.facts
+    ]
+
+
+def land_statement(
+    backend: SearchBackend,
+    path: Path,
+    user_id: str,
+    embedder: Embedder,
+    store: StatementStore,
+    defaults: FileDefaults,
+    default_currency: str = "USD",
+    progress: Progress = _no_progress,
+    fallback: CategoryFallback | None = None,
+) -> IngestReport:
+    """Pages searchable, facts stored, and the transactions when they reconcile."""
+    report = IngestReport(source=path.name, format=PDF_FORMAT)
+    try:
+        source_file = store.name_for(path, user_id)
+        given = StatementValues(
+            defaults.bank_name, defaults.account_name, defaults.account_no, defaults.currency
+        )
+        statement = read_statement(path, source_file, given, default_currency)
+    except (OSError, UnreadableFile) as exc:
+        report.problems.append(IngestProblem(path.name, "file", str(exc)))
+        return report
+    report.problems.extend(statement.problems)
+    report.assumed = statement.assumed
+    if statement.chunks:  # only statements that can be cited are kept
+        store.keep(path, source_file)
+        _write_chunks(backend, embedder, user_id, statement.chunks, report)
+    if statement.facts:
+        backend.add_facts(user_id, _pdf_facts(statement, source_file))
+    rows = _new_rows(backend, user_id, statement, report)
+    if rows is not None and rows.rows:
+        rows_report = IngestReport(source=path.name)
+        land_parsed(
+            backend,
+            rows,
+            user_id,
+            rows_report,
+            FileDefaults(),
+            default_currency,
+            progress,
+            fallback,
+        )
+        report.merge(rows_report)
+    if report.landed_nothing and not report.problems:
+        report.problems.append(IngestProblem(path.name, "file", "no text on any page"))
+    return report
+
+
 def ingest_statements(
     backend: SearchBackend,
     pdfs: Sequence[Path],
@@ -415,21 +518,10 @@ def ingest_statements(
     store: StatementStore,
     progress: Progress = _no_progress,
 ) -> IngestReport:
-    """Chunk, embed and index every readable page; keep the PDFs; report bad pages and files."""
+    """Every statement PDF landed (the ``ingest statements`` alias); one report for all."""
     report = IngestReport()
     for done, pdf in enumerate(pdfs, start=1):
-        try:
-            source_file = store.name_for(pdf, user_id)
-        except OSError as exc:
-            report.problems.append(IngestProblem(pdf.name, "file", f"cannot read ({exc})"))
-            continue
-        parsed = read_statement_pdf(pdf, source_file)
-        report.problems.extend(parsed.problems)
-        if parsed.chunks:  # only statements that can be cited are kept
-            store.keep(pdf, source_file)
-            file_report = IngestReport(source=pdf.name)
-            _write_chunks(backend, embedder, user_id, parsed.chunks, file_report)
-            report.merge(file_report)
+        report.merge(land_statement(backend, pdf, user_id, embedder, store, FileDefaults()))
         progress(done, len(pdfs), pdf.name)
     log.info("ingested %d statement file(s): %s", len(pdfs), report.summary())
     return report

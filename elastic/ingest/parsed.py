@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
-from elastic.records import IngestProblem
+from elastic.records import Box, IngestProblem
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,8 @@ class ParsedRow:
     balance: Decimal | None = None  # running balance after this row, when printed
     transaction_id: str | None = None  # the file's own stable id (FITID, AcctSvcrRef, …)
     pending: bool = False  # not yet booked; landing skips it and says so
+    page: int | None = None  # statement PDFs: the page the row is printed on
+    box: Box | None = None  # statement PDFs: where on that page
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from elastic.ingest import bank_csv
-from elastic.ingest.formats import PDF
 from elastic.ingest.landing import (
     FileDefaults,
     ingest_file,
@@ -23,6 +22,7 @@ from elastic.ingest.landing import (
     read_export,
 )
 from elastic.ingest.parsed import UnreadableFile
+from elastic.ingest.pdf.statement import PDF_FORMAT
 from elastic.records import IngestReport
 from llm.services import category_fallback
 from ui.context import AppContext, app_context, data_changed
@@ -152,7 +152,9 @@ def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping |
             st.error(str(again), icon=":material/block:")
             return None
     if parsed is None:
-        st.caption(f"{PDF}: its pages become searchable.")
+        st.caption(
+            f"{PDF_FORMAT}: its pages become searchable, its transactions land when they reconcile."
+        )
         return None
     preview = preview_export(
         context.pipeline.backend,

@@ -1,0 +1,1 @@
+"""Statement PDFs in any layout: page words, metadata, statement facts, transaction tables."""

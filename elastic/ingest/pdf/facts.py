@@ -1,0 +1,540 @@
+"""The figures a statement PDF states about itself (balances, totals, card terms), each with the
+page and box it is printed in.
+
+A figure is found by its label (``statement_labels.toml``) and paired with its value: the nearest
+amount to the right of the label on its line, else the value in the cell directly below the label
+(summary boxes print a row of labels over a row of values). The reading of lines, cells, labels,
+amounts and dates defined here is shared with ``metadata``.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from functools import cache, lru_cache
+from itertools import accumulate, chain
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import dateparser
+
+from elastic.ingest.parsed import Box
+from elastic.ingest.pdf.page_words import PageText, Word
+
+LABELS_PATH = Path(__file__).with_name("statement_labels.toml")
+with LABELS_PATH.open("rb") as _handle:
+    DATA: dict[str, Any] = tomllib.load(_handle)
+
+CELL_GAP = 0.8  # a gap this many word heights wide separates two cells (columns) of a line
+BELOW_GAP = 2.0  # a value below its label starts within this many label heights under it
+FILLER_WORDS = 6  # words allowed between a figure's label and its amount ("from 11th Feb ...")
+FIRST_PAGES = 2  # the pages that hold a statement's header and summary
+CENT = Decimal("0.01")
+
+T = TypeVar("T")
+Finder = Callable[[str], Iterator[tuple[int, int, T]]]
+"""Every value of one kind in a piece of line text: ``(start, end, value)`` in reading order."""
+
+
+# --- text ----------------------------------------------------------------------------------------
+
+
+@cache
+def _fold_char(char: str) -> str:
+    return unicodedata.normalize("NFKD", char.casefold())[0]
+
+
+def fold(text: str) -> str:
+    """Lower case without accents, one character per character of ``text``, so an offset in the
+    folded text is the same offset in the printed one (``ß`` folds to ``s``)."""
+    return "".join(_fold_char(char) for char in text)
+
+
+def phrase_pattern(phrases: Iterable[str]) -> re.Pattern[str]:
+    """Any of ``phrases`` (each starting with a letter or digit) as whole words in folded text;
+    the longest wins where several match at one place."""
+    folded = sorted({fold(p) for p in phrases}, key=len, reverse=True)
+    if any(not p[:1].isalnum() for p in folded):
+        raise ValueError(f"{LABELS_PATH.name}: a phrase must start with a letter or digit")
+    # One lookbehind for all alternatives: checking it first keeps matching fast.
+    ends = (re.escape(p) + (r"(?!\w)" if p[-1].isalnum() else "") for p in folded)
+    return re.compile(r"(?<!\w)(?:" + "|".join(ends) + ")")
+
+
+def union(*boxes: Box) -> Box:
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
+def _height(word: Word) -> float:
+    return word.box[3] - word.box[1]
+
+
+# --- lines and cells -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Line:
+    """One printed line: its words, their text joined by single spaces, and its cells (runs of
+    words with no column gap between them)."""
+
+    page: int
+    order: int  # position among the page's lines, top to bottom
+    words: tuple[Word, ...]
+    text: str
+    folded: str
+    starts: tuple[int, ...]  # offset of each word in ``text``
+    cells: tuple[tuple[int, int], ...]  # offsets in ``text`` of each cell
+
+    @property
+    def top(self) -> float:
+        return min(w.box[1] for w in self.words)
+
+    @property
+    def bottom(self) -> float:
+        return max(w.box[3] for w in self.words)
+
+    def word_at(self, offset: int) -> int:
+        return bisect_right(self.starts, offset) - 1
+
+    def box(self, start: int, end: int) -> Box:
+        """The union of the boxes of the words that text from ``start`` to ``end`` touches."""
+        first, last = self.word_at(start), self.word_at(max(start, end - 1))
+        return union(*(w.box for w in self.words[first : last + 1]))
+
+    def starts_cell(self, offset: int) -> bool:
+        return any(start == offset for start, _ in self.cells)
+
+
+def page_lines(page: PageText) -> list[Line]:
+    """The page's lines as its text groups its words. The text and the words come from one
+    extraction and spell each other; reading stops at a line where they do not."""
+    lines: list[Line] = []
+    at = 0
+    for text in page.text.split("\n"):
+        if not text.strip():
+            continue
+        words = tuple(page.words[at : at + len(text.split(" "))])
+        if " ".join(w.text for w in words) != text:
+            break
+        at += len(words)
+        starts = tuple(accumulate((len(w.text) + 1 for w in words[:-1]), initial=0))
+        lines.append(Line(page.number, len(lines), words, text, fold(text), starts, _cells(words)))
+    return lines
+
+
+def _cells(words: tuple[Word, ...]) -> tuple[tuple[int, int], ...]:
+    cells: list[tuple[int, int]] = []
+    start = offset = 0
+    for index, word in enumerate(words):
+        if index:
+            before = words[index - 1]
+            gap = word.box[0] - before.box[2]
+            if gap >= CELL_GAP * max(_height(word), _height(before)):
+                cells.append((start, offset - 1))
+                start = offset
+        offset += len(word.text) + 1
+    if words:
+        cells.append((start, offset - 1))
+    return tuple(cells)
+
+
+# --- labels --------------------------------------------------------------------------------------
+
+
+def _label_index(labels: dict[str, dict[str, list[str]]]) -> dict[str, tuple[str, str]]:
+    index: dict[str, tuple[str, str]] = {}
+    for kind, names in labels.items():
+        for name, phrases in names.items():
+            for phrase in phrases:
+                if index.setdefault(fold(phrase), (kind, name)) != (kind, name):
+                    raise ValueError(f"{LABELS_PATH.name}: {phrase!r} names two things")
+    return index
+
+
+_LABEL_INDEX = _label_index(DATA["labels"])
+_LABELS = phrase_pattern(_LABEL_INDEX)
+_TABLE_HEADER = phrase_pattern(DATA["table"]["header_words"])
+_FORM_BLANK = re.compile(r"_{3,}")
+
+
+@dataclass(frozen=True)
+class Label:
+    """A label found on a line; ``kind`` is "metadata", "facts" or "other" (see the TOML)."""
+
+    line: Line
+    start: int
+    end: int
+    kind: str
+    name: str
+
+    @property
+    def printed(self) -> str:
+        return self.line.text[self.start : self.end]
+
+    @property
+    def box(self) -> Box:
+        return self.line.box(self.start, self.end)
+
+
+def labels_on(line: Line) -> list[Label]:
+    """The labels on a line, left to right."""
+    return [
+        Label(line, m.start(), m.end(), *_LABEL_INDEX[m.group()])
+        for m in _LABELS.finditer(line.folded)
+    ]
+
+
+def label_regions(line: Line) -> list[tuple[Label, int]]:
+    """Each label on a line with the end of the text that can hold its value: the next label."""
+    labels = labels_on(line)
+    ends = [label.start for label in labels[1:]] + [len(line.text)]
+    return list(zip(labels, ends, strict=False))  # no labels: no regions
+
+
+# --- values --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Found(Generic[T]):
+    """A label's value and where it is printed: on the label's line or on a line below it."""
+
+    label: Label
+    line: Line
+    start: int
+    end: int
+    value: T
+
+    @property
+    def box(self) -> Box:
+        return union(self.label.box, self.line.box(self.start, self.end))
+
+
+_WORD = re.compile(r"\w+")
+_LEAD = " :#.-–|="  # what stands between a label and its value
+
+
+def is_form(label: Label, region_end: int) -> bool:
+    """A form line: blanks to fill in after the label ("Ending balance ________")."""
+    return bool(_FORM_BLANK.search(label.line.text, label.end, region_end))
+
+
+def value_beside(
+    label: Label, region_end: int, find: Finder[T], max_words: int, one_cell: bool
+) -> Found[T] | None:
+    """The first value after ``label`` and before ``region_end`` on the label's line, with at
+    most ``max_words`` words between. ``one_cell``: only in the cell where the text after the
+    label begins (a name or number beside its label, not whatever the next column holds)."""
+    line = label.line
+    region = line.text[label.end : region_end]
+    if one_cell:
+        start = label.end + len(region) - len(region.lstrip(_LEAD))
+        region_end = min([region_end, *(end for _, end in line.cells if end > start)])
+        region = line.text[label.end : region_end]
+    for value_start, value_end, value in find(region):
+        if len(_WORD.findall(region[:value_start])) > max_words:
+            return None
+        return Found(label, line, label.end + value_start, label.end + value_end, value)
+    return None
+
+
+def value_below(
+    label: Label, lines: list[Line], find: Finder[T], first_of_column: bool = False
+) -> Found[T] | None:
+    """The value at the start of the cell directly below ``label``. Not under the column titles
+    of a table, and, unless ``first_of_column``, not when the cell under that value holds
+    another one: a column of values is a table, not a summary."""
+    if _TABLE_HEADER.search(label.line.folded):
+        return None
+    x0, top, x1, bottom = label.box
+    height = bottom - top
+    cell = _cell_below(lines, label.line, (x0, x1), bottom, height)
+    if cell is None:
+        return None
+    found = _cell_value(label, *cell, find)
+    if found is None or first_of_column:
+        return found
+    value_box = found.line.box(found.start, found.end)
+    under = _cell_below(lines, found.line, (value_box[0], value_box[2]), value_box[3], height)
+    if under is not None and _cell_value(label, *under, find) is not None:
+        return None
+    return found
+
+
+def _cell_below(
+    lines: list[Line], above: Line, span: tuple[float, float], bottom: float, height: float
+) -> tuple[Line, int, int] | None:
+    """The cell on the nearest line below ``bottom`` that overlaps ``span`` horizontally."""
+    for line in lines[above.order + 1 :]:
+        if line.top - bottom > BELOW_GAP * height:
+            return None
+        if line.top < bottom - height / 2:
+            continue  # beside the line above rather than under it
+        overlaps = [
+            (min(span[1], box[2]) - max(span[0], box[0]), start, end)
+            for start, end in line.cells
+            if min(span[1], (box := line.box(start, end))[2]) > max(span[0], box[0])
+        ]
+        if overlaps:
+            _, start, end = max(overlaps)
+            return line, start, end
+    return None
+
+
+def _cell_value(label: Label, line: Line, start: int, end: int, find: Finder[T]) -> Found[T] | None:
+    """The value a cell starts with ("24.99%(v)(d)" starts with a rate)."""
+    text = line.text[start:end]
+    for value_start, value_end, value in find(text):
+        if _WORD.search(text[:value_start]):
+            return None
+        return Found(label, line, start + value_start, start + value_end, value)
+    return None
+
+
+# --- amounts -------------------------------------------------------------------------------------
+
+CURRENCY_CODES = frozenset(DATA["currency"]["codes"])
+CURRENCY_SYMBOLS: dict[str, str] = DATA["currency"]["symbols"]
+_NUMBER = (
+    r"\d{1,3}(?:[,.'’\u00a0\u202f]\d{3})+(?:[.,]\d{1,2})?"  # 1,234.56  1.234,56  1'234
+    r"|\d{1,3}(?: \d{3})+,\d{2}"  # 1 234,56
+    r"|\d+(?:[.,]\d{1,2})?"
+)
+_MONEY = re.compile(
+    r"(?<![\w.,/-])(?P<open>\()?(?P<sign>[-−+])?"
+    r"(?:(?P<pre>[A-Z]{0,3}\$|[£€¥]|[A-Z]{3}) ?)?(?P<sign2>[-−])?"
+    rf"(?P<number>{_NUMBER})(?![\d%]|[.,]\d| %)"
+    r"(?: ?(?P<post>[£€¥]|[A-Z]{3}(?![A-Za-z])))?"  # a "$" after a number starts the next one
+    r"(?:(?P<trail>-)(?!\d)| ?(?P<mark>CR|DR|Cr|Dr)(?![A-Za-z]))?"
+    r"(?P<close>\))?(?!\w)"
+)
+_DECIMALS = re.compile(r"(?P<whole>.+?)(?:[.,](?P<cents>\d{1,2}))?")
+_PERCENT = re.compile(r"(?<![\w.,])(?P<number>\d{1,3}(?:[.,]\d{1,4})?) ?%")
+
+
+@dataclass(frozen=True)
+class Money:
+    amount: Decimal  # negative when printed with a minus, in parentheses or marked DR
+    currency: str | None  # the symbol or ISO code printed with it: "$", "S$", "EUR"
+
+
+def currency_marker(marker: str | None) -> str | None:
+    """``marker`` when it is a currency symbol or code the data knows, else None."""
+    if marker and (marker in CURRENCY_SYMBOLS or marker == "$" or marker in CURRENCY_CODES):
+        return marker
+    return None
+
+
+def find_money(text: str) -> Iterator[tuple[int, int, Money]]:
+    """Amounts as statements print them: a decimal point or comma, thousands separators, a
+    currency symbol or code before or after, a minus before or after, parentheses, CR or DR. A
+    bare integer with neither decimals, separators nor currency is a count or a reference, not
+    an amount."""
+    for match in _MONEY.finditer(text):
+        number = match["number"]
+        parts = _DECIMALS.fullmatch(number)
+        assert parts is not None  # the pattern matches any non-empty text
+        currency = currency_marker(match["pre"]) or currency_marker(match["post"])
+        if parts["cents"] is None and number.isdigit() and currency is None:
+            continue
+        digits = re.sub(r"\D", "", parts["whole"])
+        amount = Decimal(f"{digits}.{parts['cents'] or 0}").quantize(CENT)
+        negative = (
+            bool(match["open"] and match["close"])
+            or match["sign"] in ("-", "−")
+            or bool(match["sign2"] or match["trail"])
+            or (match["mark"] or "").upper() == "DR"
+        )
+        start = match.start() if match["open"] is None or match["close"] else match.start() + 1
+        yield start, match.end(), Money(-amount if negative else amount, currency)
+
+
+def find_percents(text: str) -> Iterator[tuple[int, int, Decimal]]:
+    for match in _PERCENT.finditer(text):
+        yield match.start(), match.end(), Decimal(match["number"].replace(",", "."))
+
+
+# --- dates ---------------------------------------------------------------------------------------
+
+LANGUAGES: list[str] = DATA["languages"]
+_END = r"(?![\w/-]|[.,]\d)"
+_ISO_DATE = re.compile(rf"(?<![\w.,/-])\d{{4}}-\d{{1,2}}-\d{{1,2}}{_END}")
+_NUMERIC_DATE = re.compile(
+    rf"(?<![\w.,/-])(?P<a>\d{{1,2}})(?P<sep>[./-])(?P<b>\d{{1,2}})(?P=sep)(?:\d{{4}}|\d{{2}}){_END}"
+)
+_DAY_MONTH = re.compile(
+    r"(?<![\w.,])\d{1,2}(?:st|nd|rd|th|er|\.|º)?[ .-](?:de )?[^\W\d_]{3,10}\.?,?[ .-](?:de )?"
+    rf"(?:\d{{4}}|\d{{2}}){_END}"
+)
+_MONTH_DAY = re.compile(rf"(?<!\w)[^\W\d_]{{3,10}}\.? \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}{_END}")
+
+
+@lru_cache(maxsize=4096)
+def _read_date(text: str, order: str) -> date | None:
+    parsed = dateparser.parse(
+        text,
+        languages=LANGUAGES,
+        settings={
+            "DATE_ORDER": order,
+            "REQUIRE_PARTS": ["day", "month", "year"],
+            "STRICT_PARSING": True,
+        },
+    )
+    return parsed.date() if parsed else None
+
+
+@dataclass(frozen=True)
+class DateReader:
+    """Finds full dates (day, month and year) in line text and reads them with dateparser in
+    the statement's languages. Numeric dates are day first unless the statement writes months
+    first; dotted ones (01.03.2021) are always day first."""
+
+    month_first: bool
+
+    @classmethod
+    def for_lines(cls, lines: Iterable[Line], currency: str | None) -> DateReader:
+        """Month first when most dates that show their order do (07/31/2022, July 1, 2022), day
+        first when most do the opposite, else month first only for a statement in US dollars."""
+        votes: Counter[bool] = Counter()
+        for line in lines:
+            for match in _NUMERIC_DATE.finditer(line.text):
+                a, b = int(match["a"]), int(match["b"])
+                if match["sep"] != "." and (a > 12) != (b > 12):
+                    votes[b > 12] += 1
+            votes[True] += sum(1 for m in _MONTH_DAY.finditer(line.text) if cls._valid(m[0]))
+            votes[False] += sum(1 for m in _DAY_MONTH.finditer(line.text) if cls._valid(m[0]))
+        if votes[True] != votes[False]:
+            return cls(votes[True] > votes[False])
+        return cls(currency == "USD")
+
+    @staticmethod
+    def _valid(text: str) -> bool:
+        return _read_date(text, "DMY") is not None
+
+    def find(self, text: str) -> Iterator[tuple[int, int, date]]:
+        """The dates in ``text``, left to right, none overlapping another."""
+        order = "MDY" if self.month_first else "DMY"
+        found: list[tuple[int, int, date]] = []
+        for pattern in (_ISO_DATE, _NUMERIC_DATE, _DAY_MONTH, _MONTH_DAY):
+            for match in pattern.finditer(text):
+                dotted = pattern is _NUMERIC_DATE and match["sep"] == "."
+                day = _read_date(match[0], "DMY" if dotted else order)
+                if day is not None:
+                    found.append((match.start(), match.end(), day))
+        found.sort(key=lambda f: (f[0], f[0] - f[1]))
+        end = 0
+        for start, stop, day in found:
+            if start >= end:
+                yield start, stop, day
+                end = stop
+
+
+def money_finder(dates: DateReader) -> Finder[Money]:
+    """Amounts that are not part of a date (``31.03.2021`` is not 31.03)."""
+
+    def find(text: str) -> Iterator[tuple[int, int, Money]]:
+        taken = [(start, end) for start, end, _ in dates.find(text)]
+        for start, end, money in find_money(text):
+            if not any(start < t_end and t_start < end for t_start, t_end in taken):
+                yield start, end, money
+
+    return find
+
+
+# --- facts ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PdfFact:
+    """A figure a statement states. Money has ``amount`` as printed (negative when printed with a
+    minus, in parentheses or marked DR); ``due_date`` has ``day`` and no amount; ``apr`` has the
+    percentage as ``amount``. ``box`` covers the label and the value."""
+
+    name: str
+    amount: Decimal | None
+    day: date | None
+    page: int
+    box: Box
+    label: str  # as printed
+
+
+def read_facts(pages: list[PageText], currency: str | None) -> list[PdfFact]:
+    """Every figure the statement states, once each, in reading order.
+
+    A label can be printed several times: in the summary, in a "balancing your checkbook"
+    worksheet with blanks to fill, in the terms ("if you pay only the minimum payment ...").
+    Only a label that starts a line or a column, with its value beside it or in the cell below,
+    counts; a line of underscores is a form to fill in and gives nothing. Of what remains the
+    first in reading order wins, earliest page first: statements open with their summary, and
+    when one states a figure twice with different values (a payment slip further down, a
+    second account's box), the summary's is the statement's own.
+
+    ``currency`` is the statement's: numeric dates are read month first for US dollars unless
+    the first pages show their order.
+    """
+    all_lines = [page_lines(page) for page in pages]
+    dates = DateReader.for_lines(chain(*all_lines[:FIRST_PAGES]), currency)
+    finders: dict[str, Finder[Any]] = {"due_date": dates.find, "apr": find_percents}
+    money = money_finder(dates)
+    facts: dict[str, PdfFact] = {}
+    for lines in all_lines:
+        for line in lines:
+            for label, region_end in label_regions(line):
+                if label.kind != "facts" or label.name in facts:
+                    continue
+                if not line.starts_cell(label.start):
+                    continue  # a sentence that mentions the label
+                if is_form(label, region_end):
+                    continue
+                find = finders.get(label.name, money)
+                found = value_beside(label, region_end, find, FILLER_WORDS, one_cell=False)
+                # Rates under an APR title list purchases first, the rate people ask for.
+                found = found or value_below(label, lines, find, label.name == "apr")
+                if found is not None:
+                    facts[label.name] = _fact(found)
+    return list(facts.values())
+
+
+def _fact(found: Found[Any]) -> PdfFact:
+    value = found.value
+    if isinstance(value, Money):
+        amount, day = value.amount, None
+    elif isinstance(value, date):
+        amount, day = None, value
+    else:  # a percentage
+        amount, day = value, None
+    return PdfFact(found.label.name, amount, day, found.line.page, found.box, found.label.printed)
+
+
+def cross_check(facts: list[PdfFact], rows_total_in: Decimal, rows_total_out: Decimal) -> list[str]:
+    """Where the money in or out a statement states differs from what its rows add up to.
+
+    ``rows_total_in`` sums the rows that put money in, ``rows_total_out`` those that took it out;
+    statements print money out with or without a minus, so sizes are compared.
+    """
+    messages = []
+    stated = {f.name: f for f in facts}
+    for name, total, what in (
+        ("money_in", rows_total_in, "money in"),
+        ("money_out", rows_total_out, "money out"),
+    ):
+        fact = stated.get(name)
+        if fact is None or fact.amount is None or abs(fact.amount) == abs(total):
+            continue
+        messages.append(
+            f'page {fact.page} states {what} of {abs(fact.amount):,.2f} ("{fact.label}"), '
+            f"but the transactions add up to {abs(total):,.2f} "
+            f"({abs(abs(fact.amount) - abs(total)):,.2f} apart)"
+        )
+    return messages

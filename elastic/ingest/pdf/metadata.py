@@ -1,0 +1,359 @@
+"""What a statement PDF says about itself on its first pages: bank, account, period, currency and
+whether it is a credit-card statement, in any layout. A field is None when the pages do not say;
+nothing is guessed from the file's name or filled with a default.
+
+Labels, bank names, currencies and card words are data (``statement_labels.toml``); the reading
+of lines, labels and dates is shared with ``facts``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date
+from itertools import chain, pairwise
+from typing import Any
+
+from elastic.ingest.pdf.facts import (
+    CURRENCY_CODES,
+    CURRENCY_SYMBOLS,
+    DATA,
+    FIRST_PAGES,
+    DateReader,
+    Finder,
+    Found,
+    Line,
+    find_money,
+    fold,
+    is_form,
+    label_regions,
+    labels_on,
+    page_lines,
+    phrase_pattern,
+    value_below,
+    value_beside,
+)
+from elastic.ingest.pdf.page_words import PageText
+
+NAME_BAND = 0.15  # the top and bottom of a page, where a bank prints its name
+MAX_NAME_WORDS = 8  # an account name ("MR JOHN SMITH & MRS JANE SMITH")
+MAX_FIRST_LINE_WORDS = 6  # a first line naming the bank
+NAME_LINES = 6  # the first page's lines that name the bank when they name one
+
+
+@dataclass(frozen=True)
+class StatementMetadata:
+    """What the statement says about itself; None where it does not say."""
+
+    bank_name: str | None = None  # a known bank's name, else the name as printed
+    account_name: str | None = None
+    account_no: str | None = None  # as printed, masks included ("XXXX XXXX XXXX 1234")
+    sort_code: str | None = None  # UK sort code or Australian BSB, as printed
+    iban: str | None = None  # without spaces
+    period: tuple[date, date] | None = None
+    currency: str | None = None  # ISO 4217
+    is_card: bool = False
+
+
+def read_metadata(pages: list[PageText]) -> StatementMetadata:
+    """The statement's details from its first pages; never raises for an unfamiliar layout."""
+    first = [page_lines(page) for page in pages[:FIRST_PAGES]]
+    lines = list(chain(*first))
+    bank, country = _bank(pages[0], first[0]) if pages else (None, None)
+    currency = _currency(first, country)
+    dates = DateReader.for_lines(lines, currency)
+    labelled = _labelled(first, _finders(dates))
+    return StatementMetadata(
+        bank_name=bank,
+        account_name=_value(labelled, "account_name"),
+        account_no=_value(labelled, "account_no"),
+        sort_code=_value(labelled, "sort_code"),
+        iban=_value(labelled, "iban"),
+        period=_period_range(lines, dates) or _labelled_period(labelled),
+        currency=currency,
+        is_card=any(_CARD.search(line.folded) for line in lines),
+    )
+
+
+# --- labelled values -----------------------------------------------------------------------------
+
+_ACCOUNT_NO = re.compile(r"(?<![\w*•-])[0-9Xx*•][0-9Xx*•-]*(?: [0-9Xx*•][0-9Xx*•-]*)*(?![\w*•])")
+_SORT_CODE = re.compile(
+    r"(?<![\w-])(?:\d{2}-\d{2}-\d{2}|\d{3}-\d{3}|\d{2} \d{2} \d{2}|\d{6})(?![\w-])"
+)
+_IBAN = re.compile(r"(?<!\w)[A-Z]{2}\d{2}(?: ?[A-Z0-9*•]{1,4})+(?![\w*•])")
+_IBAN_MASK = re.compile(r"[*•]|XXX")
+_CODE = re.compile(r"(?<![A-Za-z])[A-Z]{3}(?![A-Za-z])")
+_NAME_WORD = r"[^\W\d_](?:[^\W\d_]|['’.,\-])*"
+_NAME = re.compile(rf"{_NAME_WORD}(?: (?:&|{_NAME_WORD}))*")
+
+
+def _account_numbers(text: str) -> Iterator[tuple[int, int, str]]:
+    """Digits in groups, masks included ("****1234"), or an IBAN, as printed."""
+    numbers = [
+        (match.start(), match.end(), match[0])
+        for match in _ACCOUNT_NO.finditer(text)
+        if sum(ch.isdigit() for ch in match[0]) >= 3
+    ]
+    ibans = [(start, end, text[start:end]) for start, end, _ in _ibans(text)]
+    yield from sorted(numbers + ibans)
+
+
+def _sort_codes(text: str) -> Iterator[tuple[int, int, str]]:
+    for match in _SORT_CODE.finditer(text):
+        yield match.start(), match.end(), match[0]
+
+
+def _ibans(text: str) -> Iterator[tuple[int, int, str]]:
+    """IBANs as printed in groups, without spaces. A masked one is kept as printed; otherwise
+    the longest run of groups that passes the ISO 13616 check, so a word printed after the IBAN
+    ("... 3000 00 EUR") is not taken for part of it."""
+    for match in _IBAN.finditer(text):
+        groups = match[0].split(" ")
+        if _IBAN_MASK.search(match[0], 4):
+            yield match.start(), match.end(), "".join(groups)
+            continue
+        for count in range(len(groups), 0, -1):
+            iban = "".join(groups[:count])
+            if 15 <= len(iban) <= 34 and _iban_valid(iban):
+                yield match.start(), match.start() + len(" ".join(groups[:count])), iban
+                break
+
+
+def _iban_valid(iban: str) -> bool:
+    moved = iban[4:] + iban[:4]
+    return int("".join(str(int(ch, 36)) for ch in moved)) % 97 == 1
+
+
+def _names(text: str) -> Iterator[tuple[int, int, str]]:
+    match = _NAME.search(text)
+    if match and len(match[0].split()) <= MAX_NAME_WORDS:
+        yield match.start(), match.end(), match[0].strip(" ,")
+
+
+def _codes(text: str) -> Iterator[tuple[int, int, str]]:
+    for match in _CODE.finditer(text):
+        if match[0] in CURRENCY_CODES:
+            yield match.start(), match.end(), match[0]
+
+
+def _finders(dates: DateReader) -> dict[str, Finder[Any]]:
+    return {
+        "account_no": _account_numbers,
+        "account_name": _names,
+        "sort_code": _sort_codes,
+        "iban": _ibans,
+        "currency": _codes,
+        "period_start": dates.find,
+        "period_end": dates.find,
+    }
+
+
+def _labelled(first: list[list[Line]], finders: dict[str, Finder[Any]]) -> dict[str, Found[Any]]:
+    """The first value of each field in reading order: beside its label in the same cell, else
+    in the cell directly below it."""
+    found: dict[str, Found[Any]] = {}
+    for lines in first:
+        for line in lines:
+            for label, region_end in label_regions(line):
+                find = finders.get(label.name) if label.kind == "metadata" else None
+                if find is None or label.name in found:
+                    continue
+                if is_form(label, region_end):
+                    continue
+                value = value_beside(label, region_end, find, 0, one_cell=True)
+                value = value or value_below(label, lines, find)
+                if value is not None:
+                    found[label.name] = value
+    return found
+
+
+def _value(labelled: dict[str, Found[Any]], name: str) -> Any:
+    found = labelled.get(name)
+    return found.value if found else None
+
+
+# --- period --------------------------------------------------------------------------------------
+
+_CONNECTORS = frozenset(fold(c) for c in DATA["period"]["connectors"])
+
+
+def _period_range(lines: list[Line], dates: DateReader) -> tuple[date, date] | None:
+    """The first range of two dates on a line, written in any of the languages: "01.01.2020 bis
+    02.02.2020", "July 1, 2022 through July 31, 2022", "du 1er janvier 2021 au 31 janvier 2021"."""
+    for line in lines:
+        for (_, end, first), (start, _, last) in pairwise(dates.find(line.text)):
+            if first <= last and line.folded[end:start].strip() in _CONNECTORS:
+                return first, last
+    return None
+
+
+def _labelled_period(labelled: dict[str, Found[Any]]) -> tuple[date, date] | None:
+    """A period printed as two labelled dates ("Opening date", "Statement date")."""
+    start, end = _value(labelled, "period_start"), _value(labelled, "period_end")
+    return (start, end) if start and end and start <= end else None
+
+
+# --- bank, currency, card ------------------------------------------------------------------------
+
+
+def _bank_patterns() -> tuple[dict[str, tuple[str, str | None]], re.Pattern[str], re.Pattern[str]]:
+    """Each bank name with the bank it names; names in capitals match only in capitals."""
+    banks: dict[str, tuple[str, str | None]] = {}
+    for bank in DATA["banks"]:
+        for name in bank["names"]:
+            key = name if name.isupper() else fold(name)
+            banks[key] = (bank["name"], bank.get("country"))
+    capitals = sorted((name for name in banks if name.isupper()), key=len, reverse=True)
+    words = phrase_pattern(name for name in banks if not name.isupper())
+    exact = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, capitals)) + r")(?!\w)")
+    return banks, words, exact
+
+
+_BANKS, _BANK_WORDS, _BANK_CAPITALS = _bank_patterns()
+_NOT_A_NAME = phrase_pattern(DATA["first_line"]["not_a_name"])
+_CARD = phrase_pattern(DATA["card"]["phrases"])
+
+
+def _phrases(phrases: Iterable[str]) -> list[tuple[str, ...]]:
+    """Phrases as tuples of folded words, longest first."""
+    return sorted({tuple(fold(p).split()) for p in phrases}, key=len, reverse=True)
+
+
+_NAMING = DATA["bank_name"]
+_LAST_WORDS = _phrases(_NAMING["last_words"])
+_FIRST_WORDS = _phrases(_NAMING["first_words"])
+_LEGAL_FORMS = frozenset(fold(form) for form in _NAMING["legal_forms"])
+_JOINERS = frozenset(fold(word) for word in _NAMING["joiners"])
+_NOT_IN_NAME = _phrases([*_NAMING["not_in_name"], *DATA["first_line"]["not_a_name"]])
+# What a bank's name may add to a known bank's: "Lloyds Bank plc" is Lloyds.
+_BANKING = frozenset(chain(*_LAST_WORDS, *_FIRST_WORDS, _LEGAL_FORMS, _JOINERS))
+
+
+def _bank(page: PageText, lines: list[Line]) -> tuple[str | None, str | None]:
+    """The bank and its country.
+
+    The first page's first lines decide when they name a bank: a known bank, or a name that a
+    banking word ends or starts ("Harbour & Crane Bank", "Nordlicht Sparkasse"). Such a name is
+    the bank's own unless it is a known bank's name with banking words only ("DBS Bank Ltd" is
+    DBS). Otherwise a known bank named anywhere on the first page (in its header or footer
+    first, where the name stands rather than in a transaction), else the first line when it
+    reads as a name (no digits, no address, title or label)."""
+    for line in lines[:NAME_LINES]:
+        named = _printed_bank(line)
+        if named is not None:
+            inside = _known_in(named)
+            if inside is not None and all(word in _BANKING for word in inside[2]):
+                return inside[0], inside[1]
+            return named, inside[1] if inside else None
+        known = _known_in(line.text)
+        if known is not None:
+            return known[0], known[1]
+    hits: list[tuple[bool, int, int, int, str]] = []
+    for line in lines:
+        in_band = line.top < NAME_BAND * page.height or line.bottom > (1 - NAME_BAND) * page.height
+        for match in chain(_BANK_WORDS.finditer(line.folded), _BANK_CAPITALS.finditer(line.text)):
+            hits.append((not in_band, line.order, match.start(), -len(match[0]), match[0]))
+    if hits:
+        return _BANKS[min(hits)[-1]]
+    if lines and _looks_like_name(lines[0]):
+        return lines[0].text.strip(), None
+    return None, None
+
+
+def _known_in(text: str) -> tuple[str, str | None, list[str]] | None:
+    """The known bank named first in ``text`` (the longest name where several start at one
+    place), with its country and the folded words of ``text`` around its name."""
+    folded = fold(text)
+    matches = [(m.start(), -len(m[0]), m[0]) for m in _BANK_WORDS.finditer(folded)]
+    matches += [(m.start(), -len(m[0]), m[0]) for m in _BANK_CAPITALS.finditer(text)]
+    if not matches:
+        return None
+    start, size, key = min(matches)
+    rest = (folded[:start] + " " + folded[start - size :]).split()
+    return *_BANKS[key], [word.strip(".,;:") for word in rest]
+
+
+def _printed_bank(line: Line) -> str | None:
+    """A bank's name printed in one cell of the line, as ``[bank_name]`` describes it."""
+    for start, end in line.cells:
+        words = line.text[start:end].split(" ")
+        keys = [fold(word).strip(",;:") for word in words]
+        names = [*_names_ending(words, keys), *_names_starting(words, keys)]
+        if names:
+            return max(names, key=len)
+    return None
+
+
+def _names_ending(words: list[str], keys: list[str]) -> Iterator[str]:
+    """Runs of capitalised words ending in a banking word: "Harbour & Crane Bank"."""
+    for end in range(1, len(words) + 1):
+        phrase = next((p for p in _LAST_WORDS if tuple(keys[end - len(p) : end]) == p), None)
+        if phrase is None or not words[end - 1][:1].isupper():
+            continue
+        start = end - len(phrase)
+        while start and _in_name(words, keys, start - 1) and not _stops(keys, start):
+            start -= 1
+        while start < end - len(phrase) and keys[start] in _JOINERS:
+            start += 1
+        if start < end - len(phrase):
+            yield " ".join(words[start:end]).rstrip(",;:")
+
+
+def _names_starting(words: list[str], keys: list[str]) -> Iterator[str]:
+    """Runs of capitalised words after a banking word that starts a name: "Banco Rivera"."""
+    for start in range(len(words)):
+        phrase = next((p for p in _FIRST_WORDS if tuple(keys[start : start + len(p)]) == p), None)
+        if phrase is None or not words[start][:1].isupper():
+            continue
+        end = start + len(phrase)
+        while (
+            end < len(words)
+            and _in_name(words, keys, end)
+            and not _stops(keys, end + 1)
+            and keys[end] not in _LEGAL_FORMS
+        ):
+            end += 1
+        while end > start + len(phrase) and keys[end - 1] in _JOINERS:
+            end -= 1
+        if end > start + len(phrase):
+            yield " ".join(words[start:end]).rstrip(",;:")
+
+
+def _in_name(words: list[str], keys: list[str], index: int) -> bool:
+    """Whether a word can be part of a bank's name: capitalised or a joiner, without digits."""
+    word = words[index]
+    return (word[:1].isupper() or keys[index] in _JOINERS) and not any(ch.isdigit() for ch in word)
+
+
+def _stops(keys: list[str], end: int) -> bool:
+    """Whether a phrase that is no part of a name ("Your", "Credit Card") ends before
+    ``end``."""
+    return any(tuple(keys[end - len(p) : end]) == p for p in _NOT_IN_NAME if len(p) <= end)
+
+
+def _looks_like_name(line: Line) -> bool:
+    return (
+        _NAME.fullmatch(line.text) is not None
+        and len(line.words) <= MAX_FIRST_LINE_WORDS
+        and not _NOT_A_NAME.search(line.folded)
+        and not labels_on(line)
+    )
+
+
+def _currency(first: list[list[Line]], country: str | None) -> str | None:
+    """A labelled currency ("Währung: EUR"), else the currency printed most often beside the
+    amounts of the first pages. A bare "$" is the dollar of the bank's country, else USD."""
+    labelled = _labelled(first, {"currency": _codes})
+    if "currency" in labelled:
+        return str(labelled["currency"].value)
+    dollar = DATA["currency"]["dollar_by_country"].get(country, "USD")
+    symbols = {**CURRENCY_SYMBOLS, "$": dollar}
+    seen: Counter[str] = Counter()
+    for line in chain(*first):
+        for _, _, money in find_money(line.text):
+            if money.currency:
+                seen[symbols.get(money.currency, money.currency)] += 1
+    return seen.most_common(1)[0][0] if seen else None

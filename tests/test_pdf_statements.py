@@ -1,0 +1,167 @@
+"""Statement PDFs in other banks' layouts, landed on both backends and answered against their
+truth: pages searchable, facts stated on the page, transactions where they reconcile."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from elastic.backend import SearchBackend
+from elastic.embedded_backend import EmbeddedBackend
+from elastic.es_backend import ElasticsearchBackend
+from elastic.ingest.landing import FileDefaults, ingest_file
+from elastic.ingest.pdf.statement import OCR_MARK
+from elastic.records import IngestReport
+from elastic.statement_store import StatementStore
+from llm.embeddings import LocalEmbedder
+from llm.intent_plan import Direction, Intent, IntentPlan
+from llm.intent_router import OfflineRouter
+from llm.pipeline import ChatPipeline
+from scripts.sample_data import SampleSet
+from settings import Settings
+from tests.conftest import es_settings
+
+AS_OF = date(2025, 1, 15)
+FACT_QUESTIONS = {
+    "closing_balance": "What was my closing balance?",
+    "opening_balance": "What was my opening balance?",
+    "amount_due": "What is the total amount due?",
+    "minimum_payment": "What's the minimum payment due?",
+    "credit_limit": "What is my credit limit?",
+}
+
+
+@pytest.fixture(scope="module")
+def layouts(sample_set: SampleSet) -> tuple[Path, list[dict]]:
+    out = sample_set.statement_layouts[0].parent
+    return out, json.loads((out / "truth.json").read_text())
+
+
+def user_of(truth: dict) -> str:
+    return "pdf-" + truth["file"].removesuffix(".pdf")
+
+
+@pytest.fixture(scope="module", params=["embedded", "elasticsearch"])
+def landed(
+    request: pytest.FixtureRequest,
+    layouts: tuple[Path, list[dict]],
+    embedder: LocalEmbedder,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[SearchBackend, dict[str, IngestReport]]]:
+    data_dir = tmp_path_factory.mktemp("pdf-data")
+    if request.param == "elasticsearch":
+        settings = es_settings(request.getfixturevalue("es_url"), data_dir)
+        backend: SearchBackend = ElasticsearchBackend(settings)
+    else:
+        settings = Settings(data_dir=data_dir)
+        backend = EmbeddedBackend(settings)
+    backend.prepare(embedder.dims, embedder.model_name)
+    out, truths = layouts
+    store = StatementStore(settings.statements_dir)
+    reports = {
+        t["file"]: ingest_file(backend, out / t["file"], user_of(t), embedder, store)
+        for t in truths
+    }
+    yield backend, reports
+    if isinstance(backend, ElasticsearchBackend):
+        backend.es.indices.delete(index=backend.indices, ignore_unavailable=True)
+    backend.close()
+
+
+def rows_of(backend: SearchBackend, user: str) -> list:
+    plan = IntentPlan(intent=Intent.listing, direction=Direction.any, limit=100)
+    return backend.listing(user, plan).rows
+
+
+def test_every_statement_lands_its_pages_and_reconciled_rows(landed, layouts):
+    backend, reports = landed
+    for truth in layouts[1]:
+        report = reports[truth["file"]]
+        assert report.format == "statement PDF"
+        assert not report.problems, (truth["file"], report.problems)
+        chunks = backend.statement_chunks(user_of(truth), _statement_id(backend, truth))
+        assert {c.page for c in chunks} == set(range(1, truth["pages"] + 1)), truth["file"]
+        rows = rows_of(backend, user_of(truth))
+        assert len(rows) == truth["transactions"], truth["file"]
+        assert sum(r.amount for r in rows) == Decimal(truth["closing_balance"]) - Decimal(
+            truth["opening_balance"]
+        )
+        assert all(r.page and r.box for r in rows)  # each row can be shown on its page
+
+
+def _statement_id(backend: SearchBackend, truth: dict) -> str:
+    (info,) = backend.statements(user_of(truth))
+    return info.statement_id
+
+
+def test_scanned_pages_are_read_by_ocr_and_marked(landed, layouts):
+    backend, _ = landed
+    (truth,) = [t for t in layouts[1] if "scanned" in t["file"]]
+    chunks = backend.statement_chunks(user_of(truth), _statement_id(backend, truth))
+    assert chunks and all(c.text.startswith(OCR_MARK) for c in chunks)
+
+
+def test_stated_facts_answer_exactly_with_the_spot_on_the_page(landed, layouts):
+    backend, _ = landed
+    pipeline = ChatPipeline(backend, LocalEmbedder(), OfflineRouter)
+    for truth in layouts[1]:
+        for name, question in FACT_QUESTIONS.items():
+            if truth.get(name) is None:
+                continue
+            answer = pipeline.ask(question, user_of(truth), AS_OF)
+            facts = answer.as_json()["data"].get("facts")
+            assert facts, (truth["file"], question, answer.text)
+            expected = abs(Decimal(truth[name]))
+            assert abs(Decimal(str(facts[0]["value"]))) == expected, (truth["file"], question)
+            citation = answer.citations[0]
+            assert citation.page and citation.box, (truth["file"], question)
+
+
+def test_hand_checked_questions_are_answered_exactly(landed, layouts):
+    backend, _ = landed
+    pipeline = ChatPipeline(backend, LocalEmbedder(), OfflineRouter)
+    for truth in layouts[1]:
+        for check in truth["checks"]:
+            answer = pipeline.ask(check["question"], user_of(truth), AS_OF)
+            data = answer.as_json()["data"]
+            got = data["rows"][0]["amount"] if "rows" in data else data["value"]
+            assert abs(Decimal(str(got))) == Decimal(check["answer"]), (
+                truth["file"],
+                check["question"],
+                answer.text,
+            )
+
+
+def test_the_same_transactions_from_a_pdf_and_an_export_land_once(
+    layouts, embedder: LocalEmbedder, tmp_path: Path
+):
+    out, truths = layouts
+    (truth,) = [t for t in truths if t["file"].startswith("nl_")]
+    backend = EmbeddedBackend(Settings(data_dir=tmp_path))
+    backend.prepare(embedder.dims, embedder.model_name)
+    store = StatementStore(tmp_path / "statements")
+    pdf_report = ingest_file(backend, out / truth["file"], "u", embedder, store)
+    (info,) = backend.statements("u")
+    export = tmp_path / "export.csv"
+    lines = ["Date,Description,Amount,Account number"]
+    lines += [
+        f"{d},{desc.replace(',', ' ')},{amount},{info.account_no}"
+        for d, amount, desc in truth["rows"]
+    ]
+    export.write_text("\n".join(lines) + "\n")
+    csv_report = ingest_file(
+        backend,
+        export,
+        "u",
+        defaults=FileDefaults(
+            currency=truth["currency"], account_no=info.account_no, account_name="x", bank_name="y"
+        ),
+    )
+    assert pdf_report.indexed >= truth["transactions"]
+    assert csv_report.indexed == 0 and csv_report.skipped == truth["transactions"], csv_report
+    backend.close()

@@ -1,0 +1,820 @@
+"""Statement PDFs in several banks' layouts, made here with fpdf2: page words and boxes, OCR of a
+scanned page, transaction tables read into signed, dated rows that reconcile (or say why not)."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+from fpdf import FPDF
+
+from elastic.ingest.parsed import ParsedRow, UnreadableFile
+from elastic.ingest.pdf import page_reader
+from elastic.ingest.pdf.page_reader import read_pages
+from elastic.ingest.pdf.page_words import PageText
+from elastic.ingest.pdf.tables import TableResult, read_transactions
+from elastic.pdf_reader import PDFIUM_LOCK
+from scripts.sample_data import SampleSet
+
+FEB_2022 = (date(2022, 2, 1), date(2022, 2, 28))
+
+
+@dataclass(frozen=True)
+class Cell:
+    x: float  # left edge, or right edge when ``right``
+    text: str
+    right: bool = False
+    bold: bool = False
+
+
+Line = Sequence[Cell]
+
+
+def left(x: float, text: str) -> Cell:
+    return Cell(x, text)
+
+
+def right(x: float, text: str) -> Cell:
+    return Cell(x, text, right=True)
+
+
+def header(*cells: Cell) -> list[Cell]:
+    return [Cell(c.x, c.text, c.right, bold=True) for c in cells]
+
+
+def write_pdf(path: Path, pages: Sequence[Sequence[Line | None]], leading: float = 14) -> Path:
+    """One PDF page per list of lines, 9pt Helvetica from the top; ``None`` is a blank line."""
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.set_auto_page_break(False)
+    for lines in pages:
+        pdf.add_page()
+        y = 60.0
+        for line in lines:
+            for cell in line or []:
+                pdf.set_font("Helvetica", "B" if cell.bold else "", 9)
+                width = pdf.get_string_width(cell.text)
+                pdf.text(cell.x - width if cell.right else cell.x, y, cell.text)
+            y += leading
+    pdf.output(str(path))
+    return path
+
+
+def table(path: Path, *, opening: str | None = None, closing: str | None = None) -> TableResult:
+    pages = read_pages(path)
+    return read_transactions(
+        pages,
+        FEB_2022,
+        "GBP",
+        Decimal(opening) if opening else None,
+        Decimal(closing) if closing else None,
+    )
+
+
+def summary(
+    rows: Sequence[ParsedRow],
+) -> list[tuple[date | None, str, str, str | None, int | None]]:
+    return [
+        (
+            r.date,
+            str(r.amount),
+            r.description,
+            None if r.balance is None else str(r.balance),
+            r.page,
+        )
+        for r in rows
+    ]
+
+
+def inside(inner: tuple[float, ...], outer: tuple[float, ...]) -> bool:
+    return (
+        outer[0] - 0.01 <= inner[0]
+        and outer[1] - 0.01 <= inner[1]
+        and inner[2] <= outer[2] + 0.01
+        and inner[3] <= outer[3] + 0.01
+    )
+
+
+def assert_boxes(
+    pages: Sequence[PageText], rows: Sequence[ParsedRow], printed: Sequence[Sequence[str]]
+):
+    """Every word lies on its page, and each row's box lies on its page and covers the words
+    printed for the row (its date and amount)."""
+    for page in pages:
+        for word in page.words:
+            assert inside(word.box, (0, 0, page.width, page.height)), word
+    for row, texts in zip(rows, printed, strict=True):
+        page = pages[row.page - 1]
+        assert row.box is not None and inside(row.box, (0, 0, page.width, page.height))
+        covered = [w.text for w in page.words if inside(w.box, row.box)]
+        for text in texts:
+            assert text in covered, (text, row)
+
+
+# --- UK current account ------------------------------------------------------------------------
+
+UK_HEADER = header(
+    left(40, "Date"),
+    left(100, "Payment type and details"),
+    right(400, "Paid out"),
+    right(470, "Paid in"),
+    right(550, "Balance"),
+)
+
+
+def uk_lines(tesco: str = "45.67") -> list[Line | None]:
+    return [
+        [left(40, "Northgate Bank plc")],
+        [left(40, "Your current account statement")],
+        [left(40, "Sort code 12-34-56   Account 12345678")],
+        [left(40, "1 February to 28 February 2022")],
+        None,
+        UK_HEADER,
+        [left(40, "01 Feb 22"), left(100, "BALANCE BROUGHT FORWARD"), right(550, "1,000.00")],
+        [
+            left(40, "03 Feb 22"),
+            left(100, "DD COUNCIL TAX"),
+            right(400, "120.00"),
+            right(550, "880.00"),
+        ],
+        [
+            left(40, "12 Feb 22"),
+            left(100, "BP SALARY ACME LTD"),
+            right(470, "2,500.00"),
+            right(550, "3,380.00"),
+        ],
+        [
+            left(40, "14 Feb 22"),
+            left(100, "VIS TESCO STORES 2345"),
+            right(400, tesco),
+            right(550, "3,334.33"),
+        ],
+        [left(100, "))) COSTA COFFEE"), right(400, "3.20"), right(550, "3,331.13")],
+        [left(40, "28 Feb 22"), left(100, "BALANCE CARRIED FORWARD"), right(550, "3,331.13")],
+        None,
+        None,
+        None,
+        [left(40, "Northgate Bank plc is authorised by the Prudential Regulation Authority.")],
+    ]
+
+
+UK_ROWS = [
+    (date(2022, 2, 3), "-120.00", "DD COUNCIL TAX", "880.00", 1),
+    (date(2022, 2, 12), "2500.00", "BP SALARY ACME LTD", "3380.00", 1),
+    (date(2022, 2, 14), "-45.67", "VIS TESCO STORES 2345", "3334.33", 1),
+    (date(2022, 2, 14), "-3.20", "))) COSTA COFFEE", "3331.13", 1),
+]
+
+
+def test_uk_current_account(tmp_path: Path):
+    path = write_pdf(tmp_path / "uk.pdf", [uk_lines()])
+    pages = read_pages(path)
+    result = read_transactions(pages, FEB_2022, "GBP", None, None)
+    assert result.reconciled, result.reason
+    assert result.reason is None
+    assert summary(result.rows) == UK_ROWS
+    assert {r.currency for r in result.rows} == {"GBP"}
+    assert [r.location for r in result.rows] == ["page 1"] * 4
+    printed = [
+        ("03", "Feb", "22", "120.00"),
+        ("12", "Feb", "22", "2,500.00"),
+        ("14", "Feb", "22", "45.67"),
+        ("COSTA", "3.20"),
+    ]
+    assert_boxes(pages, result.rows, printed)
+    costa, tesco = result.rows[3].box, result.rows[2].box
+    assert costa and tesco and costa[1] >= tesco[3], "a row's box stays on its own line"
+
+
+def test_a_long_description_reaching_under_an_empty_money_column(tmp_path: Path):
+    lines = uk_lines()
+    long = "BP SALARY ACME LTD FEBRUARY 2022 PAYROLL REF 12345 BACS"
+    lines[8] = [
+        left(40, "12 Feb 22"),
+        left(100, long),
+        right(470, "2,500.00"),
+        right(550, "3,380.00"),
+    ]
+    pages = read_pages(write_pdf(tmp_path / "long.pdf", [lines]))
+    reaching = next(w for w in pages[0].words if w.text == "BACS")
+    assert 380 < reaching.box[2] < 400, "the description runs under the Paid out amounts"
+    result = read_transactions(pages, FEB_2022, "GBP", None, None)
+    assert result.reconciled, result.reason
+    assert summary(result.rows) == [
+        UK_ROWS[0],
+        (*UK_ROWS[1][:2], long, *UK_ROWS[1][3:]),
+        *UK_ROWS[2:],
+    ]
+
+
+def test_rows_that_do_not_reconcile_name_the_first_break(tmp_path: Path):
+    path = write_pdf(tmp_path / "uk_bad.pdf", [uk_lines(tesco="54.67")])
+    result = table(path)
+    assert not result.reconciled
+    assert result.reason == (
+        'the row "14 Feb 22 VIS TESCO STORES 2345" on page 1 prints balance 3334.33, but the rows '
+        "before it give 3325.33; the opening balance 1000.00 plus the rows' total 2322.13 is "
+        "3322.13, not the closing balance 3331.13"
+    )
+    # The rows stay as read, for the caller to show; it lands them only when reconciled.
+    assert len(result.rows) == 4
+
+
+def test_caller_balances_win_and_are_checked(tmp_path: Path):
+    path = write_pdf(tmp_path / "uk.pdf", [uk_lines()])
+    assert table(path, opening="1000.00", closing="3331.13").reconciled
+    # Either check is enough: right rows reconcile with the sum even where a balance misprints.
+    assert table(path, opening="1100.00", closing="3431.13").reconciled
+    wrong = table(path, opening="1100.00", closing="3331.13")
+    assert not wrong.reconciled
+    assert wrong.reason and wrong.reason.startswith(
+        "the opening balance printed on page 1 is 1000.00, but the rows before it give 1100.00; "
+    )
+
+
+def test_the_sample_statements_read_back_exactly(sample_set: SampleSet):
+    """The sample generator's statements (a Category column, signed amounts, ISO dates, the
+    balances on a summary page) give back every transaction it wrote."""
+    with sample_set.transactions_csv.open(newline="") as handle:
+        truth = sorted(
+            (r["date"], r["amount"], r["description"], r["category"], r["balance"])
+            for r in csv.DictReader(handle)
+        )
+    read = []
+    for pdf in sample_set.statement_pdfs:
+        result = read_transactions(read_pages(pdf), None, "USD", None, None)
+        assert result.reconciled, (pdf.name, result.reason)
+        read += [
+            (str(r.date), str(r.amount), r.description, r.category, str(r.balance))
+            for r in result.rows
+        ]
+    assert sorted(read) == truth
+
+
+# --- US checking: month-first dates, wrapped descriptions, two pages ----------------------------
+
+US_HEADER = header(
+    left(40, "Date"),
+    left(90, "Description"),
+    right(400, "Withdrawals"),
+    right(475, "Deposits"),
+    right(550, "Balance"),
+)
+
+
+def test_us_checking_two_pages(tmp_path: Path):
+    page_one = [
+        [left(40, "FIRST RIVER BANK")],
+        [left(40, "Everyday Checking  Statement period 02/01/2022 - 02/28/2022")],
+        [left(40, "Beginning balance on 02/01"), right(300, "$2,000.00")],
+        [left(40, "Ending balance on 02/28"), right(300, "$2,151.23")],
+        None,
+        US_HEADER,
+        [
+            left(40, "02/03"),
+            left(90, "CHECK CARD PURCHASE 02/02 AMAZON"),
+            right(400, "45.99"),
+            right(550, "1,954.01"),
+        ],
+        [left(90, "MKTPLACE PMTS SEATTLE WA")],
+        [
+            left(40, "02/07"),
+            left(90, "PAYROLL DEPOSIT ACME CORP"),
+            right(475, "1,250.00"),
+            right(550, "3,204.01"),
+        ],
+        [
+            left(40, "02/10"),
+            left(90, "ONLINE TRANSFER TO SAVINGS"),
+            right(400, "500.00"),
+            right(550, "2,704.01"),
+        ],
+        [left(90, "REF 8812 CONFIRMATION 77")],
+        None,
+        None,
+        [left(40, "Continued on next page"), right(550, "Page 1 of 2")],
+    ]
+    page_two = [
+        [left(40, "FIRST RIVER BANK"), right(550, "Page 2 of 2")],
+        None,
+        US_HEADER,
+        [left(40, "02/15"), left(90, "CHECK 1043"), right(400, "1,200.00"), right(550, "1,504.01")],
+        [
+            left(40, "02/28"),
+            left(90, "ATM DEPOSIT 5TH AVE"),
+            right(475, "647.22"),
+            right(550, "2,151.23"),
+        ],
+    ]
+    path = write_pdf(tmp_path / "us.pdf", [page_one, page_two])
+    pages = read_pages(path)
+    result = read_transactions(pages, FEB_2022, "USD", None, None)
+    assert result.reconciled, result.reason
+    assert summary(result.rows) == [
+        (
+            date(2022, 2, 3),
+            "-45.99",
+            "CHECK CARD PURCHASE 02/02 AMAZON MKTPLACE PMTS SEATTLE WA",
+            "1954.01",
+            1,
+        ),
+        (date(2022, 2, 7), "1250.00", "PAYROLL DEPOSIT ACME CORP", "3204.01", 1),
+        (
+            date(2022, 2, 10),
+            "-500.00",
+            "ONLINE TRANSFER TO SAVINGS REF 8812 CONFIRMATION 77",
+            "2704.01",
+            1,
+        ),
+        (date(2022, 2, 15), "-1200.00", "CHECK 1043", "1504.01", 2),
+        (date(2022, 2, 28), "647.22", "ATM DEPOSIT 5TH AVE", "2151.23", 2),
+    ]
+    first = result.rows[0].box
+    wrapped = next(w for w in pages[0].words if w.text == "MKTPLACE")
+    assert first and inside(wrapped.box, first), "a wrapped description widens the row's box"
+    assert_boxes(
+        pages,
+        result.rows,
+        [
+            ("02/03", "45.99"),
+            ("02/07", "1,250.00"),
+            ("02/10", "500.00"),
+            ("02/15", "1,200.00"),
+            ("02/28", "647.22"),
+        ],
+    )
+
+
+def test_header_on_the_first_page_only(tmp_path: Path):
+    """A table that runs on to a page without its header keeps the first page's columns."""
+    lines = uk_lines()
+    page_one, page_two = (
+        lines[:9],
+        [
+            [left(40, "Northgate Bank plc"), right(550, "Page 2")],
+            None,
+            [
+                left(40, "14 Feb 22"),
+                left(100, "VIS TESCO STORES 2345"),
+                right(400, "45.67"),
+                right(550, "3,334.33"),
+            ],
+            [left(100, "))) COSTA COFFEE"), right(400, "3.20"), right(550, "3,331.13")],
+            [left(40, "28 Feb 22"), left(100, "BALANCE CARRIED FORWARD"), right(550, "3,331.13")],
+        ],
+    )
+    result = table(write_pdf(tmp_path / "two.pdf", [page_one, page_two]))
+    assert result.reconciled, result.reason
+    assert summary(result.rows) == [*UK_ROWS[:2], *((*r[:4], 2) for r in UK_ROWS[2:])]
+
+
+# --- German Kontoauszug -------------------------------------------------------------------------
+
+
+def test_german_kontoauszug(tmp_path: Path):
+    lines: list[Line | None] = [
+        [left(40, "Sparkasse Musterstadt")],
+        [left(40, "Kontoauszug 2/2022   IBAN DE12 3456 7890 1234 5678 90")],
+        None,
+        header(
+            left(40, "Buchungstag"),
+            left(105, "Wert"),
+            left(150, "Verwendungszweck"),
+            right(470, "Soll"),
+            right(550, "Haben"),
+        ),
+        [left(150, "Alter Kontostand vom 31.01.2022"), right(550, "1.234,56")],
+        [
+            left(40, "01.02."),
+            left(105, "01.02."),
+            left(150, "Lastschrift Stadtwerke Musterstadt"),
+            right(470, "89,90"),
+        ],
+        [left(150, "Abschlag Strom Februar")],
+        [
+            left(40, "15.02."),
+            left(105, "15.02."),
+            left(150, "Gehalt Februar Muster GmbH"),
+            right(550, "3.100,00"),
+        ],
+        [
+            left(40, "28.02."),
+            left(105, "01.03."),
+            left(150, "Miete Wohnung Hauptstr. 5"),
+            right(470, "1.250,00"),
+        ],
+        [left(150, "Neuer Kontostand vom 28.02.2022"), right(550, "2.994,66")],
+    ]
+    result = read_transactions(
+        read_pages(write_pdf(tmp_path / "de.pdf", [lines])), FEB_2022, "EUR", None, None
+    )
+    assert result.reconciled, result.reason
+    assert summary(result.rows) == [
+        (
+            date(2022, 2, 1),
+            "-89.90",
+            "Lastschrift Stadtwerke Musterstadt Abschlag Strom Februar",
+            None,
+            1,
+        ),
+        (date(2022, 2, 15), "3100.00", "Gehalt Februar Muster GmbH", None, 1),
+        (date(2022, 2, 28), "-1250.00", "Miete Wohnung Hauptstr. 5", None, 1),
+    ]
+    assert {r.currency for r in result.rows} == {"EUR"}
+
+
+LAYOUTS = {
+    "french": [
+        header(
+            left(40, "Date opération"),
+            left(120, "Libellé"),
+            left(330, "Date valeur"),
+            right(470, "Débit"),
+            right(550, "Crédit"),
+        ),
+        [left(120, "Solde précédent au 31/01/2022"), right(550, "1 234,56")],
+        [left(40, "02/02"), left(120, "PRLV SEPA EDF"), left(330, "02/02"), right(470, "85,40")],
+        [
+            left(40, "10/02"),
+            left(120, "VIR SALAIRE ACME"),
+            left(330, "11/02"),
+            right(550, "2 100,00"),
+        ],
+        [
+            left(40, "25/02"),
+            left(120, "CB CARREFOUR 24/02"),
+            left(330, "25/02"),
+            right(470, "1 012,35"),
+        ],
+        [left(120, "Nouveau solde au 28/02/2022"), right(550, "2 236,81")],
+    ],
+    # Headers set flush left over amounts set flush right, amounts signed as printed.
+    "spanish": [
+        header(left(40, "Fecha"), left(110, "Concepto"), left(400, "Importe"), left(480, "Saldo")),
+        [left(110, "Saldo anterior"), right(540, "2.000,00")],
+        [
+            left(40, "03/02/2022"),
+            left(110, "RECIBO TELEFONICA"),
+            right(460, "-45,20"),
+            right(540, "1.954,80"),
+        ],
+        [
+            left(40, "14/02/2022"),
+            left(110, "NOMINA EMPRESA SA"),
+            right(460, "1.500,00"),
+            right(540, "3.454,80"),
+        ],
+        [
+            left(40, "21/02/2022"),
+            left(110, "TRANSFERENCIA A AHORRO"),
+            right(460, "-300,00"),
+            right(540, "3.154,80"),
+        ],
+    ],
+    "dutch": [
+        header(
+            left(40, "Datum"),
+            left(100, "Omschrijving"),
+            right(400, "Af"),
+            right(470, "Bij"),
+            right(550, "Saldo"),
+        ),
+        [left(100, "Vorig saldo"), right(550, "500,00")],
+        [
+            left(40, "3 feb"),
+            left(100, "Albert Heijn 1234 Utrecht"),
+            right(400, "62,15"),
+            right(550, "437,85"),
+        ],
+        [
+            left(40, "14 feb"),
+            left(100, "Salaris Voorbeeld BV"),
+            right(470, "2.400,00"),
+            right(550, "2.837,85"),
+        ],
+        [left(40, "28 feb"), left(100, "Huur maart"), right(400, "950,00"), right(550, "1.887,85")],
+        [left(100, "Nieuw saldo"), right(550, "1.887,85")],
+    ],
+}
+LAYOUT_ROWS = {
+    "french": [
+        (date(2022, 2, 2), "-85.40", "PRLV SEPA EDF", None, 1),
+        (date(2022, 2, 10), "2100.00", "VIR SALAIRE ACME", None, 1),
+        (date(2022, 2, 25), "-1012.35", "CB CARREFOUR 24/02", None, 1),
+    ],
+    "spanish": [
+        (date(2022, 2, 3), "-45.20", "RECIBO TELEFONICA", "1954.80", 1),
+        (date(2022, 2, 14), "1500.00", "NOMINA EMPRESA SA", "3454.80", 1),
+        (date(2022, 2, 21), "-300.00", "TRANSFERENCIA A AHORRO", "3154.80", 1),
+    ],
+    "dutch": [
+        (date(2022, 2, 3), "-62.15", "Albert Heijn 1234 Utrecht", "437.85", 1),
+        (date(2022, 2, 14), "2400.00", "Salaris Voorbeeld BV", "2837.85", 1),
+        (date(2022, 2, 28), "-950.00", "Huur maart", "1887.85", 1),
+    ],
+}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_french_spanish_and_dutch_layouts(tmp_path: Path, layout: str):
+    result = read_transactions(
+        read_pages(write_pdf(tmp_path / f"{layout}.pdf", [LAYOUTS[layout]])),
+        FEB_2022,
+        "EUR",
+        None,
+        None,
+    )
+    assert result.reconciled, result.reason
+    assert summary(result.rows) == LAYOUT_ROWS[layout]
+
+
+def test_amounts_signed_as_printed(tmp_path: Path):
+    lines: list[Line | None] = [
+        header(left(40, "Date"), left(110, "Details"), right(470, "Amount"), right(550, "Balance")),
+        [left(110, "Balance brought forward"), right(550, "100.00")],
+        [left(40, "01/02/2022"), left(110, "SHOP"), right(470, "45.00-"), right(550, "55.00")],
+        [left(40, "02/02/2022"), left(110, "FEE"), right(470, "(3.20)"), right(550, "51.80")],
+        [left(40, "03/02/2022"), left(110, "RENT"), right(470, "301.80-"), right(550, "250.00 DR")],
+        [
+            left(40, "04/02/2022"),
+            left(110, "DEPOSIT"),
+            right(470, "1,000.00"),
+            right(550, "750.00"),
+        ],
+        [left(40, "05/02/2022"), left(110, "REFUND"), right(470, "+20.00"), right(550, "770.00")],
+    ]
+    result = table(write_pdf(tmp_path / "signed.pdf", [lines]))
+    assert result.reconciled, result.reason
+    assert [(str(r.amount), str(r.balance)) for r in result.rows] == [
+        ("-45.00", "55.00"),
+        ("-3.20", "51.80"),
+        ("-301.80", "-250.00"),
+        ("1000.00", "750.00"),
+        ("20.00", "770.00"),
+    ]
+    assert [r.date for r in result.rows] == [date(2022, 2, day) for day in range(1, 6)]
+
+
+def test_unsigned_amounts_take_the_balance_movement(tmp_path: Path):
+    lines: list[Line | None] = [
+        [left(40, "Opening balance 300.00   Closing balance 1,065.50")],
+        header(
+            left(40, "Date"), left(100, "Description"), right(470, "Amount"), right(550, "Balance")
+        ),
+        [left(40, "2022-02-04"), left(100, "GROCER"), right(470, "34.50"), right(550, "265.50")],
+        [left(40, "2022-02-25"), left(100, "SALARY"), right(470, "800.00"), right(550, "1,065.50")],
+    ]
+    result = table(write_pdf(tmp_path / "plain.pdf", [lines]))
+    assert result.reconciled, result.reason
+    assert summary(result.rows) == [
+        (date(2022, 2, 4), "-34.50", "GROCER", "265.50", 1),
+        (date(2022, 2, 25), "800.00", "SALARY", "1065.50", 1),
+    ]
+
+
+def test_a_summary_box_is_not_a_table(tmp_path: Path):
+    lines = uk_lines()
+    lines[4] = header(
+        left(40, "Date"),
+        left(100, "Opening balance"),
+        right(300, "Money in"),
+        right(380, "Money out"),
+        right(470, "Closing balance"),
+    )
+    lines.insert(
+        5,
+        [
+            left(40, "01 Feb 22"),
+            right(160, "1,000.00"),
+            right(300, "2,500.00"),
+            right(380, "168.87"),
+            right(470, "3,331.13"),
+        ],
+    )
+    result = table(write_pdf(tmp_path / "boxed.pdf", [lines]))
+    assert result.reconciled, result.reason
+    assert summary(result.rows) == UK_ROWS
+
+
+# --- card statement: one Amount column, CR for credits ------------------------------------------
+
+
+def card_lines(dates: Sequence[str]) -> list[Line | None]:
+    return [
+        [left(40, "Harbour Card Services")],
+        [left(40, "Previous balance"), right(250, "1,200.00")],
+        [left(40, "New balance"), right(250, "865.50")],
+        None,
+        header(left(40, "Trans. date"), left(110, "Details"), right(550, "Amount (GBP)")),
+        [left(40, dates[0]), left(110, "CAFE NERO LONDON"), right(550, "45.00")],
+        [left(40, dates[1]), left(110, "PAYMENT RECEIVED - THANK YOU"), right(550, "500.00 CR")],
+        [left(40, dates[2]), left(110, "TRAINLINE.COM"), right(550, "120.50")],
+    ]
+
+
+def test_card_statement_with_cr_credits(tmp_path: Path):
+    path = write_pdf(tmp_path / "card.pdf", [card_lines(["03 Feb", "10 Feb", "21 Feb"])])
+    result = table(path)
+    assert result.reconciled, result.reason
+    assert summary(result.rows) == [
+        (date(2022, 2, 3), "-45.00", "CAFE NERO LONDON", None, 1),
+        (date(2022, 2, 10), "500.00", "PAYMENT RECEIVED - THANK YOU", None, 1),
+        (date(2022, 2, 21), "-120.50", "TRAINLINE.COM", None, 1),
+    ]
+
+
+def test_unsigned_amounts_without_markers_are_not_guessed(tmp_path: Path):
+    lines = card_lines(["03 Feb", "10 Feb", "21 Feb"])
+    lines[6] = [left(40, "10 Feb"), left(110, "PAYMENT RECEIVED - THANK YOU"), right(550, "500.00")]
+    result = table(write_pdf(tmp_path / "card.pdf", [lines]))
+    assert not result.reconciled
+    assert result.reason and result.reason.startswith(
+        'cannot tell whether the row "03 Feb CAFE NERO'
+    )
+
+
+# --- year boundary ------------------------------------------------------------------------------
+
+
+def test_dates_without_a_year_take_it_from_the_period(tmp_path: Path):
+    path = write_pdf(tmp_path / "card.pdf", [card_lines(["20 Dec", "03 Jan", "Jan 10"])])
+    december = read_transactions(
+        read_pages(path), (date(2021, 12, 15), date(2022, 1, 14)), "GBP", None, None
+    )
+    assert december.reconciled, december.reason
+    assert [r.date for r in december.rows] == [
+        date(2021, 12, 20),
+        date(2022, 1, 3),
+        date(2022, 1, 10),
+    ]
+    # A December row in a January statement belongs to the year before.
+    january = read_transactions(
+        read_pages(path), (date(2022, 1, 1), date(2022, 1, 31)), "GBP", None, None
+    )
+    assert [r.date for r in january.rows] == [
+        date(2021, 12, 20),
+        date(2022, 1, 3),
+        date(2022, 1, 10),
+    ]
+
+
+# --- no table -----------------------------------------------------------------------------------
+
+
+def test_a_page_without_a_table(tmp_path: Path):
+    path = write_pdf(
+        tmp_path / "letter.pdf", [[[left(40, "Dear customer, your new card is on its way.")]]]
+    )
+    result = table(path)
+    assert result == TableResult([], False, result.reason)
+    assert result.reason and result.reason.startswith("no transaction table")
+
+
+# --- the page reader ----------------------------------------------------------------------------
+
+
+def test_words_lines_and_boxes(tmp_path: Path):
+    path = write_pdf(tmp_path / "uk.pdf", [uk_lines()])
+    (page,) = read_pages(path)
+    assert (page.number, page.ocr, page.problem) == (1, False, None)
+    assert (page.width, page.height) == (595.28, 841.89)
+    lines = page.text.splitlines()
+    assert lines[4] == "Date Payment type and details Paid out Paid in Balance"
+    assert lines[6] == "03 Feb 22 DD COUNCIL TAX 120.00 880.00"
+    assert [w.text for w in page.words] == page.text.split()
+    amount = next(w for w in page.words if w.text == "2,500.00")
+    assert amount.box[2] == pytest.approx(470, abs=0.5), "a right-aligned amount ends at its column"
+
+
+def test_pages_read_from_several_threads_at_once(tmp_path: Path):
+    """Sessions read PDFs side by side; pdfium is only ever entered under its lock."""
+    path = write_pdf(tmp_path / "us.pdf", [uk_lines(), uk_lines()])
+    expected = read_pages(path)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda _: read_pages(path), range(8)))
+    assert all(result == expected for result in results)
+
+
+def test_rotated_page_reads_upright(tmp_path: Path):
+    """A landscape page stored as portrait text turned a quarter and a /Rotate of 90."""
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=12)
+    with pdf.rotation(90, 100, 700):
+        pdf.text(100, 700, "Opening balance 1,000.00")
+    with pdf.rotation(45, 300, 400):
+        pdf.text(300, 400, "SPECIMEN")  # a diagonal watermark is no part of the text
+    pdf.output(str(tmp_path / "turned.pdf"))
+    with PDFIUM_LOCK:
+        document = pdfium.PdfDocument(tmp_path / "turned.pdf")
+        document[0].set_rotation(90)
+        document.save(tmp_path / "rotated.pdf")
+        document.close()
+    (page,) = read_pages(tmp_path / "rotated.pdf")
+    assert (page.width, page.height) == (841.89, 595.28)
+    assert page.text == "Opening balance 1,000.00"
+    for word in page.words:
+        x0, top, x1, bottom = word.box
+        assert 0 <= x0 < x1 <= page.width and 0 <= top < bottom <= page.height
+        assert bottom - top == pytest.approx(12, abs=0.5)
+
+
+def scan_of(source: Path, target: Path) -> Path:
+    """An image-only PDF of the source's first page, as a scanner would make it."""
+    with PDFIUM_LOCK:
+        document = pdfium.PdfDocument(source)
+        bitmap = document[0].render(scale=300 / 72, grayscale=True)
+        image = bitmap.to_pil().copy()
+        bitmap.close()
+        document.close()
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.add_page()
+    pdf.image(image, x=0, y=0, w=pdf.w, h=pdf.h)
+    pdf.output(str(target))
+    return target
+
+
+def test_scanned_page_is_read_by_ocr(tmp_path: Path):
+    path = scan_of(write_pdf(tmp_path / "uk.pdf", [uk_lines()]), tmp_path / "scan.pdf")
+    (page,) = read_pages(path)
+    assert page.ocr and page.problem is None
+    assert "BALANCE BROUGHT FORWARD" in page.text
+    assert "12 Feb 22 BP SALARY ACME LTD 2,500.00 3,380.00" in page.text.splitlines()
+    for word in page.words:
+        assert inside(word.box, (0, 0, page.width, page.height))
+    salary = next(w for w in page.words if w.text == "2,500.00")
+    assert salary.box[2] == pytest.approx(470, abs=2), (
+        "OCR boxes are in points, like the text layer's"
+    )
+    result = read_transactions([page], FEB_2022, "GBP", None, None)
+    assert result.reconciled, result.reason
+    assert summary(result.rows) == UK_ROWS
+
+
+def test_scanned_page_without_ocr_says_so(tmp_path: Path):
+    path = scan_of(write_pdf(tmp_path / "uk.pdf", [uk_lines()]), tmp_path / "scan.pdf")
+    (page,) = read_pages(path, ocr=False)
+    assert (page.words, page.text, page.ocr) == ([], "", False)
+    assert page.problem == "page 1 has no text; it needs OCR"
+
+
+def test_scan_without_tesseract_or_with_a_failing_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    path = scan_of(write_pdf(tmp_path / "uk.pdf", [uk_lines()]), tmp_path / "scan.pdf")
+    monkeypatch.setattr(page_reader, "_tesseract", lambda: None)
+    (page,) = read_pages(path)
+    assert (page.words, page.problem) == ([], "page 1 has no text; it needs OCR")
+    monkeypatch.setattr(page_reader, "_tesseract", lambda: "/bin/false")
+    (page,) = read_pages(path)
+    assert page.words == []
+    assert (
+        page.problem
+        == "page 1 has no text; it needs OCR (Tesseract failed: exit status 1: no output)"
+    )
+
+
+def test_page_too_large_to_render_is_not_recognised(tmp_path: Path):
+    pdf = FPDF(unit="pt", format=(60 * 72, 60 * 72))
+    pdf.add_page()
+    pdf.output(str(tmp_path / "poster.pdf"))
+    (page,) = read_pages(tmp_path / "poster.pdf")
+    assert page.words == []
+    assert page.problem == (
+        "page 1 has no text; it needs OCR, but rendering it at 300 dpi would take 324 megapixels "
+        "(at most 50)"
+    )
+
+
+def test_only_the_first_pages_of_a_long_pdf_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(page_reader, "MAX_PAGES", 3)
+    path = write_pdf(tmp_path / "long.pdf", [[[left(40, f"Page {n}")]] for n in range(1, 6)])
+    pages = read_pages(path)
+    assert [p.text for p in pages[:3]] == ["Page 1", "Page 2", "Page 3"]
+    assert (pages[3].number, pages[3].words) == (4, [])
+    assert pages[3].problem == "the PDF has 5 pages; only the first 3 were read"
+
+
+def test_encrypted_pdf_is_unreadable(tmp_path: Path):
+    pdf = FPDF()
+    pdf.set_encryption(owner_password="owner-secret", user_password="user-secret")
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=9)
+    pdf.text(20, 20, "Statement")
+    pdf.output(str(tmp_path / "locked.pdf"))
+    with pytest.raises(UnreadableFile, match=r"^the PDF is encrypted"):
+        read_pages(tmp_path / "locked.pdf")
+
+
+def test_corrupt_pdf_is_unreadable(tmp_path: Path):
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\n%%garbage")
+    with pytest.raises(UnreadableFile, match=r"^not a readable PDF: "):
+        read_pages(tmp_path / "broken.pdf")
