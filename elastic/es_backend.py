@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
@@ -76,8 +77,14 @@ def _reachable(url: str) -> Iterator[None]:
         ) from exc
 
 
+def _user_key(user_id: str) -> str:
+    """A fixed-length key per user, so no user id and document id can combine into another
+    user's document id (as "a:b" + "c" and "a" + "b:c" would)."""
+    return hashlib.sha256(user_id.encode()).hexdigest()[:32]
+
+
 def _doc_id(user_id: str, doc_id: str) -> str:
-    return f"{user_id}:{doc_id}"
+    return f"{_user_key(user_id)}:{doc_id}"
 
 
 class ElasticsearchBackend:
@@ -140,7 +147,7 @@ class ElasticsearchBackend:
                     skipped += 1
                 else:
                     error = result.get("error", {})
-                    record_id = result["_id"].removeprefix(f"{user_id}:")
+                    record_id = result["_id"].removeprefix(f"{_user_key(user_id)}:")
                     failed[record_id] = str(error.get("reason", error))
             self.es.indices.refresh(index=self.indices)
         return WriteCounts(indexed, skipped, failed)

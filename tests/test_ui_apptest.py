@@ -255,6 +255,7 @@ def test_uploaded_csv_is_reported_and_immediately_askable(
     assert not ingest.warning  # the file names its account, bank and currency
     preview = ingest.dataframe[0].value
     assert list(preview["Merchant"]) == ["Zephyr Kites", "Zephyr Kites"]
+    assert list(preview["Category"]) == ["Hobbies", "Hobbies"]  # the user's own word, kept
     assert list(preview["Source"]) == ["kites.csv, line 2", "kites.csv, line 3"]
     next(b for b in ingest.button if b.label.startswith("Ingest 1 file")).click().run()
     assert not ingest.exception, ingest.exception

@@ -11,7 +11,8 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import date, timedelta
+from decimal import Decimal
 from pathlib import Path
 
 from elastic.backend import CategoryMemory, SearchBackend, WriteCounts
@@ -19,6 +20,7 @@ from elastic.ingest import bank_csv
 from elastic.ingest.cleaning import (
     Categoriser,
     PairCandidate,
+    canonical_category,
     find_transfer_pairs,
     normalise_merchant,
 )
@@ -29,6 +31,7 @@ from elastic.records import IngestProblem, IngestReport, StatementChunk, Stateme
 from elastic.results import cents_to_amount
 from elastic.statement_store import StatementStore
 from llm.embeddings import Embedder
+from llm.intent_plan import TRANSFERS_CATEGORY
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +45,10 @@ EMBED_BATCH = 64
 TRANSFER_WINDOW_DAYS = 3
 PROJECT_CSV = bank_csv.PROJECT_PROFILE  # the format name of the project's own CSV schema
 UNKNOWN_BANK = "unknown bank"
+# Bounds no real row exceeds; they keep any stored value from breaking a later sum (a million
+# rows of a billion each still fit in 64-bit cents) or a calendar bucket.
+MAX_ROW_AMOUNT = Decimal("1000000000")
+EARLIEST_DAY, LATEST_DAY = date(1900, 1, 1), date(2100, 12, 31)
 
 
 def _no_progress(done: int, total: int, label: str) -> None:
@@ -129,10 +136,23 @@ class _Cleaner:
             return normalise_merchant(row.merchant) or row.merchant.strip(), False
         return normalise_merchant(description) or description, True
 
+    def _category(self, row: ParsedRow, merchant: str, description: str) -> tuple[str, bool]:
+        """The category, and whether it was inferred. FinSync's own CSV names categories in
+        the user's own vocabulary: kept as written, except that transfer synonyms are
+        Transfers; other files' labels are mapped onto the vocabulary."""
+        given = (row.category or "").strip()
+        if given and self._parsed.format == PROJECT_CSV:
+            transfer = canonical_category(given) == TRANSFERS_CATEGORY
+            return (TRANSFERS_CATEGORY if transfer else given), False
+        return self._categoriser.categorise(
+            merchant, description, row.category, self._memory.history, self._memory.overrides
+        )
+
     def transaction(self, row: ParsedRow) -> Transaction:
         description = " ".join(row.description.split())
         if not description:
             raise ValueError("missing value for description")
+        _check_bounds(row)
         currency = (self._defaults.currency or row.currency or self._account.currency).upper()
         if len(currency) != 3 or not currency.isalpha():
             raise ValueError(f"currency {currency!r} is not an ISO 4217 code")
@@ -141,9 +161,7 @@ class _Cleaner:
         account_no = flags.account_no or row.account_no or self._account.account_no
         account_name = flags.account_name or row.account_name or self._account.account_name
         merchant, merchant_inferred = self._merchant(row, description)
-        category, category_inferred = self._categoriser.categorise(
-            merchant, description, row.category, self._memory.history, self._memory.overrides
-        )
+        category, category_inferred = self._category(row, merchant, description)
         cents = int(row.amount * 100)
         key = (account_no or account_name, row.date.isoformat(), cents, currency)
         self._occurrences[key] += 1
@@ -167,6 +185,17 @@ class _Cleaner:
             category_inferred=category_inferred,
             page=row.page,
             box=row.box,
+        )
+
+
+def _check_bounds(row: ParsedRow) -> None:
+    """Values outside what any account holds are a misread file, reported for the row."""
+    for name, value in (("amount", row.amount), ("balance", row.balance)):
+        if value is not None and abs(value) > MAX_ROW_AMOUNT:
+            raise ValueError(f"{name} {value} is beyond {MAX_ROW_AMOUNT:,}; not a real amount")
+    if row.date is not None and not EARLIEST_DAY <= row.date <= LATEST_DAY:
+        raise ValueError(
+            f"date {row.date.isoformat()} is outside {EARLIEST_DAY.year}–{LATEST_DAY.year}"
         )
 
 

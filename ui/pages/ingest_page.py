@@ -95,15 +95,17 @@ def _defaults(upload: _Upload) -> FileDefaults:
 
 
 def _missing_form(upload: _Upload, assumed: list[str]) -> None:
-    """Inputs for the values a file does not state; filled ones replace the defaults."""
+    """Inputs for what a file does not state, open when something is missing; filled values
+    win over what the file says."""
     if assumed:
         st.warning(
             "The file does not say everything: " + "; ".join(assumed) + ". Fill in below.",
             icon=":material/edit_note:",
         )
-    columns = st.columns(len(MISSING_FIELDS))
-    for column, (name, label) in zip(columns, MISSING_FIELDS, strict=True):
-        column.text_input(label, key=f"{upload.key}-{name}", placeholder="from the file")
+    with st.expander("Account, bank and currency", expanded=bool(assumed)):
+        columns = st.columns(len(MISSING_FIELDS))
+        for column, (name, label) in zip(columns, MISSING_FIELDS, strict=True):
+            column.text_input(label, key=f"{upload.key}-{name}", placeholder="from the file")
 
 
 def _mapping_form(upload: _Upload, problem: str) -> bank_csv.ColumnMapping | None:

@@ -1,0 +1,63 @@
+"""Landing stays safe: values no account holds are reported for their row and never stored,
+and no user's ids can collide with another's."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from elastic.embedded_backend import EmbeddedBackend
+from elastic.ingest.landing import ingest_file
+from llm.intent_plan import Direction, Intent, IntentPlan, Interval
+from settings import Settings
+
+HEADER = "date,description,amount,currency,category,merchant,account_no,account_name,bank_name\n"
+ROW = "{day},{text},{amount},USD,Dining,Cafe,111122223333,Checking,Test Bank\n"
+
+
+def test_huge_amounts_and_far_dates_are_reported_and_the_rest_lands(tmp_path: Path):
+    csv = tmp_path / "t.csv"
+    csv.write_text(
+        HEADER
+        + ROW.format(day="2025-01-03", text="COFFEE", amount="-4.50")
+        + ROW.format(day="2025-01-04", text="TYPO", amount="-100000000000000000000.00")
+        + ROW.format(day="9999-01-01", text="FAR", amount="-3.00")
+        + ROW.format(day="2025-01-05", text="TEA", amount="-2.50")
+    )
+    backend = EmbeddedBackend(Settings(data_dir=tmp_path / "data"))
+    backend.prepare(4, "test")
+    report = ingest_file(backend, csv, "u")
+    assert report.indexed == 2
+    assert [(p.location, p.reason.split(" is ")[0]) for p in report.problems] == [
+        ("line 3", "amount -100000000000000000000.00"),
+        ("line 4", "date 9999-01-01"),
+    ]
+    total = backend.aggregate("u", IntentPlan(intent=Intent.aggregate))
+    assert total.value == Decimal("7.00")
+    trend = backend.trend("u", IntentPlan(intent=Intent.trend, interval=Interval.year))
+    assert [b.value for b in trend.series] == [Decimal("7.00")]
+    rows = backend.listing("u", IntentPlan(intent=Intent.listing, direction=Direction.any)).rows
+    assert {r.description for r in rows} == {"COFFEE", "TEA"}
+    backend.close()
+
+
+@pytest.mark.parametrize("engine", ["embedded", "elasticsearch"])
+def test_user_and_row_ids_cannot_combine_into_another_users_row(
+    engine: str, request: pytest.FixtureRequest, tmp_path: Path
+):
+    backend = (
+        request.getfixturevalue("fresh_es")
+        if engine == "elasticsearch"
+        else EmbeddedBackend(Settings(data_dir=tmp_path / "data"))
+    )
+    backend.prepare(384, "all-MiniLM-L6-v2-int8-onnx")
+    header = "transaction_id," + HEADER
+    for user, tx_id in (("mallory", "victim:t1"), ("mallory:victim", "t1")):
+        csv = tmp_path / f"{user.replace(':', '-')}.csv"
+        csv.write_text(header + f"{tx_id}," + ROW.format(day="2025-01-03", text=user, amount="-1"))
+        assert ingest_file(backend, csv, user).indexed == 1, user
+    for user in ("mallory", "mallory:victim"):
+        plan = IntentPlan(intent=Intent.listing, direction=Direction.any)
+        assert [r.description for r in backend.listing(user, plan).rows] == [user]
