@@ -435,7 +435,7 @@ def test_clarify_and_empty_answers_are_not_sent(
     [
         ("account 1234567890 is", "account ***7890 is"),
         ("card 4111 1111 1111 1234.", "card ***1234."),
-        ("on 2024-01-31 and 20240131", "on 2024-01-31 and ***0131"),
+        ("on 2024-01-31 and 20240131", "on 2024-01-31 and 20240131"),  # a date, not an account
         ("paid $12,345,678.90 or 1234567.89", "paid $12,345,678.90 or 1234567.89"),
         ("already ***1234", "already ***1234"),
         ("phone 1-800-555-1234", "phone 1-800-555-1234"),

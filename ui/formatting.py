@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from datetime import date
 
 import pandas as pd
+from pandas.api.types import is_numeric_dtype
 
-from elastic.masking import mask_account
+from elastic.masking import mask_account, mask_account_numbers
 from elastic.records import Transaction
 from elastic.results import AccountInfo
 from llm.formatting import day_label
@@ -60,12 +61,15 @@ def account_option_label(account: AccountInfo) -> str:
 
 
 def transactions_frame(rows: Sequence[Transaction]) -> pd.DataFrame:
-    """Transactions as a table with typed columns: sortable dates and signed amounts."""
+    """Transactions as a table with typed columns: sortable dates and signed amounts; account
+    numbers in descriptions and merchants keep only their last four digits."""
     return pd.DataFrame(
         {
             "Date": [row.date for row in rows],
-            "Description": [row.description for row in rows],
-            "Merchant": [row.merchant for row in rows],
+            "Description": [
+                mask_account_numbers(row.description, [row.account_no]) for row in rows
+            ],
+            "Merchant": [mask_account_numbers(row.merchant, [row.account_no]) for row in rows],
             "Category": [row.category for row in rows],
             "Account": [account_label(row.account_name, row.account_no) for row in rows],
             "Amount": [float(row.amount) for row in rows],
@@ -82,8 +86,31 @@ def frame_currency(rows: Sequence[Transaction], default: str = "USD") -> str:
     return currencies.pop() if len(currencies) == 1 else default
 
 
+# A spreadsheet reads a cell starting with one of these as a formula (CSV injection).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
+
+
+def spreadsheet_text(value: object) -> object:
+    """``value`` as a spreadsheet shows it literally: text that would start a formula gets a
+    leading single quote; plain numbers ("-12.50") and non-text values are kept."""
+    if (
+        isinstance(value, str)
+        and value.startswith(_FORMULA_STARTS)
+        and not _PLAIN_NUMBER.fullmatch(value)
+    ):
+        return f"'{value}"
+    return value
+
+
 def csv_bytes(frame: pd.DataFrame) -> bytes:
-    return frame.to_csv(index=False).encode("utf-8")
+    """``frame`` as UTF-8 CSV for a download: every text cell is safe to open in a spreadsheet,
+    numeric columns stay numbers. Lines end in CRLF (RFC 4180), so a cell holding a line break
+    is quoted and stays one cell."""
+    safe = frame.apply(
+        lambda column: column if is_numeric_dtype(column) else column.map(spreadsheet_text)
+    )
+    return safe.to_csv(index=False, lineterminator="\r\n").encode("utf-8")
 
 
 _UNSAFE_FILE_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
