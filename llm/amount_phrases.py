@@ -2,18 +2,27 @@
 
 Bounds are inclusive, so strict comparisons move by one cent: "over $300" is at least 300.01
 and "under $50" at most 49.99; "at least"/"at most"/"between" keep the number as written.
+
+An amount above ``MAX_AMOUNT`` or finer than a cent ("$12.345") is an ``AmountProblem``, not a
+bound: money is kept as integer cents, and neither fits.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 CENT = Decimal("0.01")
+# The largest amount a question may name, in magnitude: one trillion.
+MAX_AMOUNT = Decimal(1_000_000_000_000)
 
 # A money amount: "$1,250.50", "300", "2k", "40 dollars". Not part of a date or a word.
-_NUM = r"\$?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{1,2})?(?:\s?k\b)?(?:\s?(?:dollars|usd|bucks))?"
+_NUM = r"\$?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?k\b)?(?:\s?(?:dollars|usd|bucks))?"
+# Messages: "{phrase}" is filled in with the amount as the user wrote it.
+_NOT_AN_AMOUNT = "I couldn't understand the amount “{phrase}”: "
+_TOO_LARGE = f"{_NOT_AN_AMOUNT}amounts go up to {MAX_AMOUNT:,}."
+_TOO_FINE = f"{_NOT_AN_AMOUNT}amounts have at most 2 decimals."
 
 
 def _amount(name: str) -> str:
@@ -54,6 +63,20 @@ class AmountBounds:
     spans: list[tuple[int, int]]
 
 
+@dataclass(frozen=True)
+class AmountProblem:
+    """An amount that cannot be a bound: why, where it sits in the normalised question, and
+    the amount probably meant when that is obvious."""
+
+    message: str  # may quote the amount as "{phrase}"
+    span: tuple[int, int]
+    fix: str | None = None
+
+    def explain(self, written: str) -> str:
+        """The message, quoting the amount as ``written`` by the user."""
+        return self.message.replace("{phrase}", written)
+
+
 def _money(raw: str) -> Decimal:
     found = re.search(r"(\d[\d,]*(?:\.\d+)?)\s?(k\b)?", raw)
     if found is None:
@@ -69,8 +92,21 @@ def _is_money(match: re.Match[str], group: str) -> bool:
     return not _NOT_MONEY.match(match.string, match.end(group))
 
 
-def find_amount_bounds(text: str) -> AmountBounds | None:
-    """Amount bounds in a normalised question whose dates are already blanked out."""
+def _unusable(match: re.Match[str], group: str) -> AmountProblem | None:
+    """Why the amount in ``group`` cannot be a bound; None when it can."""
+    value = _money(match.group(group))
+    if value > MAX_AMOUNT:
+        return AmountProblem(_TOO_LARGE, match.span(group))
+    if value % CENT:
+        return AmountProblem(
+            _TOO_FINE, match.span(group), f"${value.quantize(CENT, ROUND_HALF_UP):,}"
+        )
+    return None
+
+
+def find_amount_bounds(text: str) -> AmountBounds | AmountProblem | None:
+    """Amount bounds in a normalised question whose dates are already blanked out, or why an
+    amount in them cannot be used."""
     low: Decimal | None = None
     high: Decimal | None = None
     spans: list[tuple[int, int]] = []
@@ -82,6 +118,9 @@ def find_amount_bounds(text: str) -> AmountBounds | None:
             groups = ("a", "b") if kind == "between" else ("a",)
             if not all(_is_money(match, g) for g in groups):
                 continue
+            for group in groups:
+                if problem := _unusable(match, group):
+                    return problem
             first = _money(match.group("a"))
             if kind == "between":
                 second = _money(match.group("b"))

@@ -11,16 +11,25 @@ Conventions (all ranges inclusive):
   unit is left out so every unit in the range is complete and comparable.
 - A named period without a year ("in March", "between January and April") is the most recent
   one starting on or before ``as_of``; named periods are whole ("in July" is all of July).
-- "Q1".."Q4" and "first/second half" without a year belong to ``as_of``'s year.
+- "Q1".."Q4", "first/second half" and "week N" without a year belong to ``as_of``'s year;
+  "week N" is ISO 8601 week N (week 1 holds the year's first Thursday).
 - "since X" runs from the start of X to ``as_of`` ("after X" from the day after X ends);
   "before X" ends the day before X starts, "until X" on X's last day.
+- A range given by its ends ("from June 1 to August 31", "until December") stops at ``as_of``.
+
+A phrase naming no period that transactions can have is a ``DateProblem`` instead: a day or
+month that does not exist ("2024-13-01", "31/02/2024", "February 30"), a quarter, half or week
+the year does not have ("Q5 2024", "week 54"), a range that ends before it starts, or a period
+that starts after ``as_of`` ("next month", "in 2031").
 
 Single dates and months ("April 1", "2024-03-01", "March 2025") are read by ``dateparser``
-relative to ``as_of``; unit arithmetic uses ``dateutil.relativedelta``.
+relative to ``as_of`` once they are known to exist; unit arithmetic uses
+``dateutil.relativedelta``.
 """
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,11 +48,13 @@ _MONTH = (
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 )
 _YEAR = r"(?:19|20)\d{2}"
-_DAY = r"\d{1,2}(?:st|nd|rd|th)?(?!\d)"
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_DAY = rf"\d{{1,2}}{_ORDINAL}(?!\d)"
+_NO_MONEY_WORD = r"(?!\s*(?:dollars?|usd|bucks)\b)"
 # A bare year, unless it is an amount: "over 2000", "2000 dollars".
 _BARE_YEAR = (
     r"(?<!over )(?<!under )(?<!above )(?<!below )(?<!than )(?<!least )(?<!most )"
-    rf"{_YEAR}(?!\s*(?:dollars?|usd|bucks)\b)"
+    rf"{_YEAR}{_NO_MONEY_WORD}"
 )
 # One point in time: a day, a month or a year. Order matters: the longest forms come first.
 _POINT = (
@@ -68,6 +79,35 @@ _MONTH_CONTEXT = re.compile(
 )
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _ORDINALS |= {"1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+_MONTH_NUMBERS = {abbr.casefold(): n for n, abbr in enumerate(calendar.month_abbr) if abbr}
+_YEAR_SHIFT = {"last": -1, "this": 0, "next": 1}
+
+
+@dataclass(frozen=True)
+class _Form:
+    """How a day (or a numeric month) is written: its fields, and whether the day-first order
+    is a convention of its own ("31/01/2024") rather than a slip ("2024-31-01")."""
+
+    pattern: re.Pattern[str]
+    day_first: bool = False
+
+
+# Fields of the point forms that can name a day or month that does not exist.
+_FORMS = (
+    _Form(re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})(?:-(?P<d>\d{1,2}))?")),
+    _Form(re.compile(r"(?P<m>\d{1,2})/(?P<d>\d{1,2})(?:/(?P<y>\d{2,4}))?"), day_first=True),
+    _Form(re.compile(rf"(?P<name>[a-z]+)\.?\s+(?P<d>\d{{1,2}}){_ORDINAL}(?:,?\s+(?P<y>\d{{4}}))?")),
+    _Form(
+        re.compile(
+            rf"(?P<d>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?(?P<name>[a-z]+)\.?(?:,?\s+(?P<y>\d{{4}}))?"
+        )
+    ),
+)
+
+# Messages: "{phrase}" is filled in with the phrase as the user wrote it.
+_NOT_A_DATE = "“{phrase}” is not a date: "
+_BACKWARDS = "“{phrase}” ends before it starts."
+_FUTURE = "That period is in the future (after {day}); I only have past transactions."
 
 
 @dataclass(frozen=True)
@@ -78,14 +118,42 @@ class DateRange:
 
 
 @dataclass(frozen=True)
+class DateProblem:
+    """A date phrase naming no period that transactions can have: why, where it sits in the
+    normalised question, and the phrase probably meant when that is obvious."""
+
+    message: str  # may quote the phrase as "{phrase}"
+    span: tuple[int, int]
+    fix: str | None = None
+
+    def explain(self, written: str) -> str:
+        """The message, quoting the phrase as ``written`` by the user."""
+        return self.message.replace("{phrase}", written)
+
+
+@dataclass(frozen=True)
 class _Point:
     start: date
     end: date
     has_year: bool
 
 
+@dataclass(frozen=True)
+class _Part:
+    """A numbered part of a year: quarters ("Q3", "third quarter"), halves ("H1")."""
+
+    label: str
+    noun: str
+    count: int
+
+
+_QUARTER = _Part("Q", "quarter", 4)
+_HALF = _Part("H", "half-year", 2)
+
+_Span = tuple[date, date]
 _Bounds = tuple[date | None, date | None]
-_Resolver = Callable[[re.Match[str], date], _Bounds | None]
+_Found = _Span | DateProblem | None
+_Resolver = Callable[[re.Match[str], date], _Found]
 
 
 def _unit_start(day: date, unit: str) -> date:
@@ -129,6 +197,67 @@ def _read_point(token: str, as_of: date) -> _Point | None:
     return _Point(found, found, has_year)
 
 
+def _full_year(written: str) -> int:
+    """A written year; two digits as ``strptime`` reads them ("24" is 2024)."""
+    return datetime.strptime(written, "%y").year if len(written) == 2 else int(written)
+
+
+def _days_in(year: int | None, month: int) -> int:
+    """Days in the month; without a year, in any year (February has 29)."""
+    return calendar.monthrange(2000 if year is None else year, month)[1]
+
+
+def _day_name(year: int | None, month: int, day: int) -> str:
+    """A day as "March 1, 2025", or "March 1" without a year."""
+    return f"{calendar.month_name[month]} {day}" + (f", {year}" if year else "")
+
+
+def _period_name(point: _Point) -> str:
+    """A day, month or year as it reads: "March 1, 2025", "March 2025", "2025"."""
+    if point.start == point.end:
+        return _day_name(point.start.year, point.start.month, point.start.day)
+    if point.start.month == point.end.month:
+        return f"{calendar.month_name[point.start.month]} {point.start.year}"
+    return str(point.start.year)
+
+
+def _impossible(match: re.Match[str], group: str, as_of: date) -> DateProblem | None:
+    """Why the point in ``group`` names a day or month that does not exist, with the day
+    probably meant; None when it exists or is not written as a day."""
+    token = match.group(group)
+    for form in _FORMS:
+        if written := form.pattern.fullmatch(token):
+            break
+    else:
+        return None
+    fields = written.groupdict()
+    year = _full_year(fields["y"]) if fields.get("y") else None
+    month = _MONTH_NUMBERS[fields["name"][:3]] if fields.get("name") else int(fields["m"])
+    day = int(fields["d"]) if fields.get("d") else None
+    if form.day_first and month > 12 and day is not None and 1 <= day <= 12:
+        month, day = day, month
+    if not 1 <= month <= 12:
+        if year is None:  # "50/50": not written as a date at all
+            return None
+        fix = None
+        if day is not None and 1 <= day <= 12 and 1 <= month <= _days_in(year, day):
+            fix = _day_name(year, day, month)  # "2024-13-01": day and month swapped
+        return DateProblem(f"{_NOT_A_DATE}there is no month {month}.", match.span(group), fix)
+    if day is None or 1 <= day <= _days_in(year, month):
+        return None
+    in_month = calendar.month_name[month] + (f" {year}" if year else "")
+    # Without a year the day is read in the most recent such month.
+    fix_year = year or (as_of.year if month <= as_of.month else as_of.year - 1)
+    last = calendar.monthrange(fix_year, month)[1]
+    fix = _day_name(year, month, last) if day > last else None
+    return DateProblem(f"{_NOT_A_DATE}there is no day {day} in {in_month}.", match.span(group), fix)
+
+
+def _point_at(match: re.Match[str], group: str, as_of: date) -> _Point | DateProblem | None:
+    """The day, month or year written in ``group``, or why it does not exist."""
+    return _impossible(match, group, as_of) or _read_point(match.group(group), as_of)
+
+
 def _with_year(point: _Point, year: int) -> _Point:
     """The same day or month in another year (Feb 29 falls back to Feb 28)."""
     start = point.start + relativedelta(year=year)
@@ -137,60 +266,79 @@ def _with_year(point: _Point, year: int) -> _Point:
 
 
 def _year_of(match: re.Match[str], as_of: date) -> int:
-    if match.group("year"):
-        return int(match.group("year"))
-    return as_of.year + {"last": -1, "next": 1}.get(match.group("rel") or "", 0)
+    fields = match.groupdict()
+    if fields.get("year"):
+        return int(fields["year"])
+    return as_of.year + _YEAR_SHIFT[fields.get("rel") or "this"]
 
 
-def _range(match: re.Match[str], as_of: date) -> _Bounds | None:
-    """Two points; a missing year comes from the other end ("between January and April 2024")."""
-    first = _read_point(match.group("a"), as_of)
-    if first is None:
-        return None
+def _range(match: re.Match[str], as_of: date) -> _Found:
+    """Two points; a missing year comes from the other end ("between January and April 2024").
+    The range stops at ``as_of``."""
+    first = _point_at(match, "a", as_of)
+    if not isinstance(first, _Point):
+        return first
     if match.group("b") in ("now", "today"):
         return first.start, as_of
-    second = _read_point(match.group("b"), as_of)
-    if second is None:
-        return None
+    second = _point_at(match, "b", as_of)
+    if not isinstance(second, _Point):
+        return second
     if second.has_year and not first.has_year:
         first = _with_year(first, second.start.year - (first.start.month > second.start.month))
     elif not second.has_year:
         second = _with_year(second, first.start.year + (second.start.month < first.start.month))
-    return None if second.end < first.start else (first.start, second.end)
+    if second.end < first.start:
+        between = match.string[match.end("a") : match.start("b")]
+        fix = f"{_period_name(second)}{between}{_period_name(first)}"
+        return DateProblem(_BACKWARDS, (match.start("a"), match.end("b")), fix)
+    return first.start, min(second.end, as_of)
 
 
-def _quarter(match: re.Match[str], as_of: date) -> _Bounds:
-    number = match.group("q") or match.group("ord")
-    quarter = int(number) if number.isdigit() else _ORDINALS[number]
-    start = date(_year_of(match, as_of), 3 * quarter - 2, 1)
-    return start, _unit_end(start, "quarter")
+def _part(part: _Part) -> _Resolver:
+    """Resolves a numbered part of a year ("Q3 2024", "second half of last year"). A number
+    past the last part is a problem only when a year goes with it: "Q8" alone may be a name."""
+
+    def resolve(match: re.Match[str], as_of: date) -> _Found:
+        fields = match.groupdict()
+        number = fields.get("n") or fields["ord"]
+        n = int(number) if number.isdigit() else _ORDINALS[number]
+        if not 1 <= n <= part.count:
+            if not (fields.get("year") or fields.get("rel")):
+                return None
+            label, last = f"{part.label}{n}", f"{part.label}{part.count}"
+            return DateProblem(
+                f"{label} is not a {part.noun} ({part.label}1–{last}).", match.span()
+            )
+        months = 12 // part.count
+        start = date(_year_of(match, as_of), months * (n - 1) + 1, 1)
+        return start, _shift(start, "month", months) - timedelta(days=1)
+
+    return resolve
 
 
-def _year_quarter(match: re.Match[str], _: date) -> _Bounds:
-    start = date(int(match.group("year")), 3 * int(match.group("q")) - 2, 1)
-    return start, _unit_end(start, "quarter")
+def _week(match: re.Match[str], as_of: date) -> _Found:
+    """ISO week N of a year, Monday to Sunday."""
+    year, n = _year_of(match, as_of), int(match.group("n"))
+    weeks = date(year, 12, 28).isocalendar().week
+    if not 1 <= n <= weeks:
+        return DateProblem(f"Week {n} is not a week of {year} (weeks 1–{weeks}).", match.span())
+    start = date.fromisocalendar(year, n, 1)
+    return start, start + timedelta(days=6)
 
 
-def _half(match: re.Match[str], as_of: date) -> _Bounds:
-    number = match.group("h") or match.group("ord")
-    half = int(number) if number.isdigit() else _ORDINALS[number]
-    start = date(_year_of(match, as_of), 6 * half - 5, 1)
-    return start, _shift(start, "quarter", 2) - timedelta(days=1)
-
-
-def _current(match: re.Match[str], as_of: date) -> _Bounds:
+def _current(match: re.Match[str], as_of: date) -> _Found:
     unit = match.group("a") or match.group("b") or match.group("c")
     unit = unit or {"y": "year", "q": "quarter", "m": "month"}[match.group("d")]
     return _unit_start(as_of, unit), as_of
 
 
-def _previous(match: re.Match[str], as_of: date) -> _Bounds:
+def _previous(match: re.Match[str], as_of: date) -> _Found:
     unit = match.group("unit")
     start = _shift(_unit_start(as_of, unit), unit, -1)
     return start, _unit_end(start, unit)
 
 
-def _last_n(match: re.Match[str], as_of: date) -> _Bounds | None:
+def _last_n(match: re.Match[str], as_of: date) -> _Found:
     n = parse_count(match.group("n"))
     if not n:
         return None
@@ -201,21 +349,33 @@ def _last_n(match: re.Match[str], as_of: date) -> _Bounds | None:
     return _shift(current, unit, -n), current - timedelta(days=1)
 
 
+def _next(match: re.Match[str], as_of: date) -> _Found:
+    """Whole calendar units after the current one: "next month", "the coming 3 weeks"."""
+    n = parse_count(match.group("n")) if match.group("n") else 1
+    if not n:
+        return None
+    unit = match.group("unit")
+    if unit == "day":
+        return as_of + timedelta(days=1), as_of + timedelta(days=n)
+    start = _shift(_unit_start(as_of, unit), unit, 1)
+    return start, _shift(start, unit, n) - timedelta(days=1)
+
+
 def _day(offset: int) -> _Resolver:
-    def resolve(_: re.Match[str], as_of: date) -> _Bounds:
+    def resolve(_: re.Match[str], as_of: date) -> _Found:
         day = as_of + timedelta(days=offset)
         return day, day
 
     return resolve
 
 
-def _point(match: re.Match[str], as_of: date) -> _Bounds | None:
+def _point(match: re.Match[str], as_of: date) -> _Found:
     token = match.group("a")
     ambiguous = token.rstrip(".") in _AMBIGUOUS_MONTHS
     if ambiguous and not _MONTH_CONTEXT.search(match.string[: match.start()]):
         return None
-    point = _read_point(token, as_of)
-    return None if point is None else (point.start, point.end)
+    point = _point_at(match, "a", as_of)
+    return (point.start, point.end) if isinstance(point, _Point) else point
 
 
 _YEAR_REF = rf"(?:\s+(?:of\s+)?(?:the\s+)?(?:(?P<year>{_YEAR})|(?P<rel>this|last|next)\s+year))?"
@@ -233,15 +393,18 @@ _PREFIX = re.compile(
 )
 # Simple phrases, tried in order; the first family with a usable match wins.
 _SIMPLE: list[tuple[re.Pattern[str], _Resolver]] = [
-    (re.compile(rf"\b(?P<year>{_YEAR})\s*-?\s*q(?P<q>[1-4])\b"), _year_quarter),
+    (re.compile(rf"\b(?P<year>{_YEAR})\s*-?\s*q(?P<n>\d{{1,2}})\b"), _part(_QUARTER)),
     (
         re.compile(
-            r"\b(?:q(?P<q>[1-4])|(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)"
+            r"\b(?:q(?P<n>\d{1,2})|(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)"
             rf"{_YEAR_REF}\b"
         ),
-        _quarter,
+        _part(_QUARTER),
     ),
-    (re.compile(rf"\b(?:h(?P<h>[12])|(?P<ord>first|second|1st|2nd)\s+half){_YEAR_REF}\b"), _half),
+    (
+        re.compile(rf"\b(?:h(?P<n>\d{{1,2}})|(?P<ord>first|second|1st|2nd)\s+half){_YEAR_REF}\b"),
+        _part(_HALF),
+    ),
     (
         re.compile(
             r"\b(?:(?:so far\s+)?(?:this|current)\s+(?P<a>week|month|quarter|year)"
@@ -252,51 +415,75 @@ _SIMPLE: list[tuple[re.Pattern[str], _Resolver]] = [
     ),
     (re.compile(rf"\b(?:last|past|previous|prior)\s+(?P<n>{COUNT})\s+{_UNIT}s?\b"), _last_n),
     (re.compile(rf"\b(?:last|past|previous|prior)\s+{_UNIT}\b"), _previous),
+    (re.compile(rf"\b(?:next|coming|upcoming)\s+(?:(?P<n>{COUNT})\s+)?{_UNIT}s?\b"), _next),
+    (re.compile(rf"\b(?P<year>{_YEAR})(?:\s*-?\s*w|\s+week\s+)(?P<n>\d{{1,2}})\b"), _week),
+    (
+        re.compile(
+            rf"\b(?:week|wk)\.?\s*(?:#\s*)?(?P<n>\d{{1,2}})(?!\d){_NO_MONEY_WORD}{_YEAR_REF}\b"
+        ),
+        _week,
+    ),
     (re.compile(r"\btoday\b"), _day(0)),
     (re.compile(r"\byesterday\b"), _day(-1)),
+    (re.compile(r"\btomorrow\b"), _day(1)),
     (re.compile(rf"(?P<a>{_POINT})"), _point),
 ]
 
 
-def _simple_at(text: str, pos: int, as_of: date) -> tuple[_Bounds, int] | None:
+def _simple_at(text: str, pos: int, as_of: date) -> tuple[_Span | DateProblem, int] | None:
     """A simple phrase starting exactly at ``pos``, with where it ends."""
     for pattern, resolve in _SIMPLE:
         match = pattern.match(text, pos)
-        if match and (bounds := resolve(match, as_of)) is not None:
-            return bounds, match.end()
+        if match and (found := resolve(match, as_of)) is not None:
+            return found, match.end()
     return None
 
 
-def _prefixed(text: str, as_of: date) -> DateRange | None:
+def _settled(
+    found: _Bounds | DateProblem, span: tuple[int, int], as_of: date
+) -> DateRange | DateProblem:
+    """The range found, unless it is a problem or starts after ``as_of``."""
+    if isinstance(found, DateProblem):
+        return found
+    start, end = found
+    if start is not None and start > as_of:
+        return DateProblem(_FUTURE.format(day=f"{as_of.day} {as_of:%b %Y}"), span)
+    return DateRange(start, end, span)
+
+
+def _prefixed(text: str, as_of: date) -> DateRange | DateProblem | None:
     for match in _PREFIX.finditer(text):
         found = _simple_at(text, match.end(), as_of)
         if found is None:
             continue
-        (start, end), stop = found
+        named, stop = found
+        if isinstance(named, DateProblem):
+            return named
+        start, end = named
         keyword = match.group("kw")
+        bounds: _Bounds
         if keyword in ("before", "prior to"):
-            bounds: _Bounds = (None, start - timedelta(days=1) if start else None)
+            bounds = (None, min(start - timedelta(days=1), as_of))
         elif keyword in ("until", "till", "up to"):
-            bounds = (None, end)
-        elif start is None or start > as_of:
-            continue
+            bounds = (None, min(end, as_of))
         else:
-            bounds = ((end + timedelta(days=1)) if keyword == "after" and end else start, as_of)
-        return DateRange(bounds[0], bounds[1], (match.start(), stop))
+            bounds = (end + timedelta(days=1) if keyword == "after" else start, as_of)
+        return _settled(bounds, (match.start(), stop), as_of)
     return None
 
 
-def find_date_range(text: str, as_of: date) -> DateRange | None:
-    """The date range named in a normalised question, or None when it names none."""
+def find_date_range(text: str, as_of: date) -> DateRange | DateProblem | None:
+    """The date range named in a normalised question, why the phrase naming it cannot be
+    used, or None when it names none."""
     for match in _RANGE.finditer(text):
-        if (bounds := _range(match, as_of)) is not None:
-            return DateRange(bounds[0], bounds[1], match.span())
-    if (found := _prefixed(text, as_of)) is not None:
-        return found
+        if (found := _range(match, as_of)) is not None:
+            return _settled(found, match.span(), as_of)
+    if (prefixed := _prefixed(text, as_of)) is not None:
+        return prefixed
     for pattern, resolve in _SIMPLE:
         for match in pattern.finditer(text):
-            if (bounds := resolve(match, as_of)) is not None:
-                return DateRange(bounds[0], bounds[1], match.span())
+            if (found := resolve(match, as_of)) is not None:
+                return _settled(found, match.span(), as_of)
     return None
 
 

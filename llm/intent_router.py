@@ -22,6 +22,9 @@ Choices worth knowing (docs/ARCHITECTURE.md semantics otherwise):
 - Counting transfers counts both legs: direction any.
 - Words naming a kind of row that only descriptions carry ("cheques", "top-ups") filter the
   descriptions by the first spelling the user's rows contain.
+- A date or amount that cannot be used as written ("2024-13-01", "Q5 2024", "next month",
+  "over $12.345") makes the question a clarification that quotes it, with the corrected
+  question as the suggestion when the correction is obvious; a follow-up too.
 """
 
 from __future__ import annotations
@@ -32,8 +35,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from elastic.results import Vocabulary
-from llm.amount_phrases import AmountBounds, find_amount_bounds
-from llm.date_phrases import DateRange, find_date_range, warm_up
+from llm.amount_phrases import AmountBounds, AmountProblem, find_amount_bounds
+from llm.date_phrases import DateProblem, DateRange, find_date_range, warm_up
 from llm.intent_plan import (
     MAX_LIMIT,
     TRANSFERS_CATEGORY,
@@ -50,6 +53,7 @@ from llm.vocab_match import Kind, VocabMatcher
 
 DEFAULT_LISTING_LIMIT = 20
 INCOME_CATEGORY = "Income"
+_PROBLEMS = (DateProblem, AmountProblem)
 
 
 _TXN_ONE = (
@@ -282,6 +286,7 @@ class _Reading:
     rest: str  # normalised, with dates, amounts and account numbers blanked
     dates: DateRange | None
     amounts: AmountBounds | None
+    problem: DateProblem | AmountProblem | None  # a date or amount that cannot be used
     accounts: list[str]
     categories: list[str]
     merchants: list[str]
@@ -388,6 +393,8 @@ class OfflineRouter:
 
     def route(self, question: str, as_of: date, previous: IntentPlan | None = None) -> IntentPlan:
         reading = self._read(question, as_of)
+        if reading.problem:
+            return _unclear(reading.problem, reading.question, reading.text)
         if previous and previous.intent is not Intent.clarify and _is_follow_up(reading):
             return _follow_up(reading, previous)
         return self._standalone(reading)
@@ -406,8 +413,9 @@ class OfflineRouter:
         if dates:
             rest = blank(rest, [dates.span])
         amounts = find_amount_bounds(rest)
-        if amounts:
+        if isinstance(amounts, AmountBounds):
             rest = blank(rest, amounts.spans)
+        problem = next((f for f in (dates, amounts) if isinstance(f, _PROBLEMS)), None)
         rest = blank(rest, [m.span() for m in _WITHOUT_TRANSFERS.finditer(rest)])
         # "cash flow" is a direction, not the Cash category.
         matches = self.matcher.find(blank(rest, [m.span() for m in _NET.finditer(rest)]))
@@ -433,8 +441,9 @@ class OfflineRouter:
             question=question.strip(),
             text=text,
             rest=rest,
-            dates=dates,
-            amounts=amounts,
+            dates=dates if isinstance(dates, DateRange) else None,
+            amounts=amounts if isinstance(amounts, AmountBounds) else None,
+            problem=problem,
             accounts=_values([accounts]),
             categories=categories,
             merchants=_values(m.values for m in matches if m.kind is Kind.merchant),
@@ -544,6 +553,17 @@ class OfflineRouter:
         return IntentPlan(
             intent=Intent.clarify, clarification=clarification, suggestions=suggestions[:4]
         )
+
+
+def _unclear(problem: DateProblem | AmountProblem, question: str, text: str) -> IntentPlan:
+    """A clarification quoting the date or amount that cannot be used as the user wrote it in
+    ``question`` (``text`` normalised), with the question corrected when that is obvious."""
+    written = _as_written(text[problem.span[0] : problem.span[1]], question)
+    fix = problem.fix
+    suggestions = [question.replace(written, fix, 1)] if fix and written in question else []
+    return IntentPlan(
+        intent=Intent.clarify, clarification=problem.explain(written), suggestions=suggestions
+    )
 
 
 def _values(groups: Iterable[Iterable[str]]) -> list[str]:

@@ -94,7 +94,7 @@ def test_unreachable_elasticsearch_is_a_clear_answer(embedder: LocalEmbedder):
 def test_a_question_whose_dates_cannot_hold_is_clarified(pipeline: ChatPipeline):
     answer = pipeline.ask("List transactions after today", SAMPLE_USER, AS_OF)
     assert answer.intent is Intent.clarify
-    assert "rephrase" in answer.text
+    assert "in the future" in answer.text
 
 
 def test_count_trends_are_counted_not_priced(embedded_sample: EmbeddedBackend, frame: pd.DataFrame):
