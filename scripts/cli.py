@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
+import os
 import sys
+import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
@@ -236,14 +237,66 @@ def _print_failure(question: str, exc: Exception, as_json: bool) -> None:
         typer.echo(f"error: {message}", err=True)
 
 
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def _secrets_file(project: Path) -> Path:
+    """The sign-in configuration: ``FINSYNC_CONFIG``, else the project's own, never whatever
+    the working directory happens to hold."""
+    configured = os.environ.get("FINSYNC_CONFIG")
+    return Path(configured) if configured else project / ".streamlit" / "secrets.toml"
+
+
+def _sign_in_configured(secrets: Path) -> bool:
+    try:
+        return "auth" in tomllib.loads(secrets.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return False
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise typer.BadParameter(f"{secrets} cannot be read: {exc}") from exc
+
+
 @app.command()
 def serve(
     port: Annotated[int, typer.Option(help="Port for the app")] = 8501,
+    address: Annotated[
+        str, typer.Option(help="Address to listen on; other than loopback needs sign-in")
+    ] = "127.0.0.1",
+    without_sign_in: Annotated[
+        bool,
+        typer.Option(
+            "--without-sign-in",
+            help="Listen beyond this machine with no sign-in configured (everyone who can "
+            "reach the port sees the data)",
+        ),
+    ] = False,
+    dev: Annotated[bool, typer.Option("--dev", help="Reload when the code changes")] = False,
 ) -> None:
-    """Run the Streamlit app."""
-    app_py = Path(__file__).resolve().parent.parent / "app.py"
-    command = [sys.executable, "-m", "streamlit", "run", str(app_py), "--server.port", str(port)]
-    raise typer.Exit(subprocess.call(command))
+    """Run the Streamlit app; this process becomes the server, so stopping it stops the app."""
+    project = Path(__file__).resolve().parent.parent
+    secrets = _secrets_file(project)
+    if address not in LOOPBACK and not _sign_in_configured(secrets) and not without_sign_in:
+        raise typer.BadParameter(
+            f"no sign-in is configured in {secrets}: the app may listen on {address} only with "
+            "[auth] configured, or with --without-sign-in"
+        )
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(project / "app.py"),
+        "--server.port",
+        str(port),
+        "--server.address",
+        address,
+        "--server.fileWatcherType",
+        "auto" if dev else "none",
+        "--secrets.files",
+        str(secrets),
+    ]
+    os.chdir(project)  # Streamlit reads .streamlit/config.toml from the working directory
+    os.execv(sys.executable, command)
 
 
 @app.command("es-node")

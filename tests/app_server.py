@@ -45,6 +45,7 @@ def app_environment(data_dir: Path) -> dict[str, str]:
     """The environment the app runs with: this data dir, the embedded store, no cloud."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FINSYNC_")}
     env["FINSYNC_DATA_DIR"] = str(data_dir)
+    env["PYTHONPATH"] = str(ROOT)
     return env
 
 
@@ -131,31 +132,16 @@ class AppServer:
 def start_app(
     data_dir: Path, log_name: str = "app-server.log", timeout_s: float = 120
 ) -> AppServer:
-    """``streamlit run app.py`` on a free port; returns once the server answers its health check."""
+    """``finsync serve`` on a free port, started from elsewhere than the project (it must find
+    its own configuration); returns once the server answers its health check."""
     port = free_port()
     ARTIFACTS.mkdir(exist_ok=True)
     log_path = ARTIFACTS / log_name
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(APP),
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.fileWatcherType",
-        "none",
-        "--browser.gatherUsageStats",
-        "false",
-    ]
+    command = [sys.executable, "-m", "scripts.cli", "serve", "--port", str(port)]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             command,
-            cwd=ROOT,
+            cwd=data_dir,
             env=app_environment(data_dir),
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -181,3 +181,20 @@ def test_ask_gives_the_same_data_on_both_backends(
         Intent.trend.value,
         Intent.listing.value,
     }
+
+
+def test_serve_listens_beyond_this_machine_only_with_sign_in(tmp_path: Path):
+    refused = finsync("serve", "--address", "0.0.0.0", env={}, cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "no sign-in is configured" in refused.stderr
+    # A secrets.toml in the working directory is not the project's: it cannot unlock serving.
+    (tmp_path / ".streamlit").mkdir()
+    (tmp_path / ".streamlit" / "secrets.toml").write_text('[auth]\nredirect_uri = "x"\n')
+    again = finsync("serve", "--address", "0.0.0.0", env={}, cwd=tmp_path)
+    assert again.returncode == 2 and "no sign-in is configured" in again.stderr
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[auth\n")
+    unreadable = finsync(
+        "serve", "--address", "0.0.0.0", env={"FINSYNC_CONFIG": str(broken)}, cwd=tmp_path
+    )
+    assert unreadable.returncode == 2 and "cannot be read" in unreadable.stderr

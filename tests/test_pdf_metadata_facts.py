@@ -537,6 +537,44 @@ def test_first_line_names_an_unknown_bank() -> None:
     assert read_metadata([letterhead]).bank_name == "Ozark Valley Savings"
 
 
+@pytest.mark.parametrize(
+    ("lines", "bank"),
+    [
+        ([[(40, "Harbour & Crane Bank Your Statement")]], "Harbour & Crane Bank"),
+        ([[(40, "HARBOUR & CRANE BANK PLC")]], "HARBOUR & CRANE BANK"),
+        (
+            [[(40, "July 1, 2022 through July 31, 2022")], [(40, "Tallgrass Meridian Bank")]],
+            "Tallgrass Meridian Bank",
+        ),
+        ([[(40, "Merlion Quay Bank Credit Card Statement")]], "Merlion Quay Bank"),
+        ([[(40, "Polderhaven Bank Statement of account")]], "Polderhaven Bank"),
+        ([[(40, "Tallgrass Meridian Bank, N.A.")]], "Tallgrass Meridian Bank"),
+        ([[(40, "Kontoauszug 3/2024")], [(40, "Nordlicht Sparkasse")]], "Nordlicht Sparkasse"),
+        ([[(40, "Kontoauszug Nordlicht Volksbank eG")]], "Nordlicht Volksbank"),
+        ([[(40, "Riverside Federal Credit Union")]], "Riverside Federal Credit Union"),
+        ([[(40, "Banco Rivera S.A. Extracto de cuenta")]], "Banco Rivera"),
+        ([[(40, "Bank of Avalon Statement")]], "Bank of Avalon"),
+        # A known bank's name with banking words only is the known bank.
+        ([[(40, "Lloyds Bank plc")], [(40, "Your statement")]], "Lloyds"),
+        ([[(40, "JPMorgan Chase Bank, N.A.")]], "Chase"),
+        # Titles and account names that end in "Bank" name no bank.
+        ([[(40, "Your Bank Account details")], [(40, "Bank Current Account")]], None),
+        ([[(40, "Your Credit Card Bank Statement")]], None),
+    ],
+)
+def test_bank_named_on_the_first_lines(
+    lines: list[list[tuple[float, str]]], bank: str | None
+) -> None:
+    header = page(1, [row(30 + 12 * i, *cells) for i, cells in enumerate(lines)], A4)
+    assert read_metadata([header]).bank_name == bank
+
+
+def test_a_known_bank_inside_a_longer_name_keeps_its_country() -> None:
+    header = page(1, [row(30, (40, "Harbourside Commonwealth Bank")), row(60, (40, "$10.00"))])
+    meta = read_metadata([header])
+    assert (meta.bank_name, meta.currency) == ("Harbourside Commonwealth Bank", "AUD")
+
+
 # --- labels in other languages and layouts -------------------------------------------------------
 
 
@@ -561,6 +599,12 @@ def test_first_line_names_an_unknown_bank() -> None:
         # The value under its label, as a header box prints it.
         ([[(40, "Account Number")], [(40, "000000123456789")]], {"account_no": "000000123456789"}),
         ([[(40, "Account name:"), (160, "MR JOHN SMITH")]], {"account_name": "MR JOHN SMITH"}),
+        # "Account" alone labels an IBAN, and nothing else.
+        (
+            [[(40, "S. van Dijkhorst"), (300, "Account NL91 PLDH 0417 2839 56")]],
+            {"iban": "NL91PLDH0417283956"},
+        ),
+        ([[(40, "Account 12345678")]], {}),
         # A masked IBAN is kept as printed; a number that fails the check is no IBAN.
         ([[(40, "IBAN: DE89 **** **** **** 3000 00")]], {"iban": "DE89************300000"}),
         ([[(40, "IBAN: DE00 3704 0044 0532 0130 00")]], {}),
@@ -635,10 +679,87 @@ def test_german_card_statement() -> None:
         ([(40, "Frais"), (400, "(12,00)")], "fees", Decimal("-12.00")),
         ([(40, "Service charge"), (400, "$12.00")], "fees", Decimal("12.00")),
         ([(40, "Purchase APR"), (400, "19.99% (v)")], "apr", Decimal("19.99")),
+        # "Account" labels only an IBAN after it; it does not cut a figure's label short.
+        ([(40, "Interest paid to your account"), (400, "£1.23")], "interest", Decimal("1.23")),
     ],
 )
 def test_figure_labels(cells: list[tuple[float, str]], name: str, amount: Decimal) -> None:
     assert [(f.name, f.amount) for f in read_facts([one_line(*cells)], None)] == [(name, amount)]
+
+
+def test_payments_and_credits_are_money_in() -> None:
+    summary = page(
+        1,
+        [
+            row(
+                60,
+                (40, "Previous balance"),
+                (130, "Payments and credits"),
+                (240, "Purchases"),
+                (320, "Total amount due"),
+            ),
+            row(
+                72, (40, "S$1,492.75"), (130, "S$819.40 CR"), (240, "S$684.01"), (320, "S$1,577.36")
+            ),
+        ],
+    )
+    facts = by_name(read_facts([summary], "SGD"))
+    assert {name: f.amount for name, f in facts.items()} == {
+        "opening_balance": Decimal("1492.75"),
+        "money_in": Decimal("819.40"),
+        "amount_due": Decimal("1577.36"),
+    }
+    assert covers(facts["money_in"].box, "Payments and credits", "S$819.40 CR", page_=summary)
+
+
+def kontoauszug_page(number: int, debit: str, credit: str) -> PageText:
+    return page(
+        number,
+        [
+            row(100, (40, "Buchungstag"), (100, "Verwendungszweck"), (420, "Soll"), (490, "Haben")),
+            row(112, (40, "01.03."), (100, "Lastschrift Stadtwerke"), (410, debit)),
+            row(124, (40, "28.03."), (100, "Gutschrift Lohn"), (480, credit)),
+            row(136, (100, "Summe der Umsätze"), (410, debit), (480, credit)),
+        ],
+        A4,
+    )
+
+
+def test_column_totals_under_debit_and_credit_titles() -> None:
+    """A totals line gives money out and in by the column each amount is printed under; where
+    every page prints its totals, the last page's are the statement's."""
+    first, last = kontoauszug_page(1, "12,00", "0,00"), kontoauszug_page(2, "84,00", "3.147,38")
+    facts = by_name(read_facts([first, last], "EUR"))
+    assert {name: (f.amount, f.page) for name, f in facts.items()} == {
+        "money_out": (Decimal("84.00"), 2),
+        "money_in": (Decimal("3147.38"), 2),
+    }
+    assert covers(facts["money_out"].box, "Summe der Umsätze", "84,00", page_=last)
+    assert facts["money_in"].label == "Summe der Umsätze"
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        # One Amount column: a total says nothing of which way the money went.
+        [
+            [(40, "DATE"), (90, "DESCRIPTION"), (480, "AMOUNT")],
+            [(40, "07/03"), (90, "Remote Online Deposit"), (480, "$337.41")],
+            [(40, "Total"), (480, "$337.41")],
+        ],
+        # Words before the amounts: not a line of column totals.
+        [
+            [(40, "Date"), (90, "Details"), (410, "Paid out"), (480, "Paid in")],
+            [(40, "03 Feb"), (90, "CAFE NERO"), (410, "45.00")],
+            [(40, "Total of 1 item"), (410, "45.00")],
+        ],
+        # No table above the line.
+        [[(40, "Total"), (410, "45.00"), (480, "12.00")]],
+    ],
+)
+def test_totals_that_are_not_column_totals(rows: list[list[tuple[float, str]]]) -> None:
+    lines = page(1, [row(100 + 12 * i, *cells) for i, cells in enumerate(rows)])
+    assert read_facts([lines], "USD") == []
 
 
 def test_text_that_does_not_spell_the_words_is_not_read() -> None:
@@ -694,6 +815,22 @@ def test_period_from_opening_and_statement_dates() -> None:
         ],
     )
     assert read_metadata([labelled]).period == (date(2024, 2, 16), date(2024, 3, 15))
+
+
+def test_period_from_the_previous_statement_date() -> None:
+    labelled = page(
+        1,
+        [
+            row(60, (40, "Statement date"), (160, "18 Oct 2023")),
+            row(72, (40, "Previous statement date"), (160, "18 Sep 2023")),
+        ],
+    )
+    assert read_metadata([labelled]).period == (date(2023, 9, 19), date(2023, 10, 18))
+
+
+def test_a_statement_date_alone_is_no_period() -> None:
+    dated = page(1, [row(60, (340, "Statement date 18 Oct 2023"))])
+    assert read_metadata([dated]).period is None
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,8 @@ scanned page, transaction tables read into signed, dated rows that reconcile (or
 from __future__ import annotations
 
 import csv
+import json
+import math
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -14,14 +16,18 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 from fpdf import FPDF
+from PIL import Image
 
 from elastic.ingest.parsed import ParsedRow, UnreadableFile
 from elastic.ingest.pdf import page_reader
+from elastic.ingest.pdf.facts import read_facts
+from elastic.ingest.pdf.metadata import read_metadata
 from elastic.ingest.pdf.page_reader import read_pages
-from elastic.ingest.pdf.page_words import PageText
+from elastic.ingest.pdf.page_words import PageText, Word
 from elastic.ingest.pdf.tables import TableResult, read_transactions
 from elastic.pdf_reader import PDFIUM_LOCK
 from scripts.sample_data import SampleSet
+from scripts.sample_statements import generate_statements
 
 FEB_2022 = (date(2022, 2, 1), date(2022, 2, 28))
 
@@ -229,7 +235,8 @@ def test_rows_that_do_not_reconcile_name_the_first_break(tmp_path: Path):
 def test_caller_balances_win_and_are_checked(tmp_path: Path):
     path = write_pdf(tmp_path / "uk.pdf", [uk_lines()])
     assert table(path, opening="1000.00", closing="3331.13").reconciled
-    # Either check is enough: right rows reconcile with the sum even where a balance misprints.
+    # Printed balances that agree with each other, and rows that add up to the caller's balances,
+    # reconcile although the caller's opening balance is not the one printed.
     assert table(path, opening="1100.00", closing="3431.13").reconciled
     wrong = table(path, opening="1100.00", closing="3331.13")
     assert not wrong.reconciled
@@ -255,6 +262,157 @@ def test_the_sample_statements_read_back_exactly(sample_set: SampleSet):
             for r in result.rows
         ]
     assert sorted(read) == truth
+
+
+def test_printed_balances_and_the_sum_must_both_agree(tmp_path: Path):
+    """Rows whose total reaches the closing balance do not reconcile when a printed running
+    balance disagrees with them, nor do rows that match every printed balance when the caller's
+    closing balance is another."""
+    lines = uk_lines()
+    lines[9] = [*lines[9][:3], right(550, "3,334.34")]
+    misprinted = table(write_pdf(tmp_path / "misprinted.pdf", [lines]))
+    assert not misprinted.reconciled
+    assert misprinted.reason == (
+        'the row "14 Feb 22 VIS TESCO STORES 2345" on page 1 prints balance 3334.34, but the rows '
+        "before it give 3334.33"
+    )
+    path = write_pdf(tmp_path / "uk.pdf", [uk_lines()])
+    other_closing = table(path, opening="1000.00", closing="3331.14")
+    assert not other_closing.reconciled
+    assert other_closing.reason == (
+        "the opening balance 1000.00 plus the rows' total 2331.13 is 3331.13, not the closing "
+        "balance 3331.14"
+    )
+
+
+# --- rows of one day printed under one date -------------------------------------------------------
+
+
+def test_rows_of_a_day_with_amounts_on_their_last_line(tmp_path: Path):
+    """A line without a date that prints an amount where the row above already has one is the
+    next row of that day; where the table prints each amount on a row's last line, the lines
+    between two such rows start the second."""
+    lines: list[Line | None] = [
+        [left(40, "Northgate Bank plc")],
+        None,
+        UK_HEADER,
+        [left(40, "01 Feb 22"), left(100, "BALANCE BROUGHT FORWARD"), right(550, "1,000.00")],
+        [left(40, "13 Feb 22"), left(100, "CR J FAIRWEATHER")],
+        [left(100, "CONCERT TICKETS"), right(470, "27.04")],
+        [left(100, "))) PRET A MANGER KINGS X"), right(400, "9.84"), right(550, "1,017.20")],
+        [left(40, "16 Feb 22"), left(100, "VIS INT'L 0066131860")],
+        [left(100, "EUR 144.68 @ 1.1724"), right(400, "123.40")],
+        [left(100, "DR NON-STERLING")],
+        [left(100, "TRANSACTION FEE"), right(400, "3.39"), right(550, "890.41")],
+        [left(40, "28 Feb 22"), left(100, "BALANCE CARRIED FORWARD"), right(550, "890.41")],
+    ]
+    pages = read_pages(write_pdf(tmp_path / "days.pdf", [lines]))
+    result = read_transactions(pages, FEB_2022, "GBP", None, None)
+    assert result.reconciled, result.reason
+    assert summary(result.rows) == [
+        (date(2022, 2, 13), "27.04", "CR J FAIRWEATHER CONCERT TICKETS", None, 1),
+        (date(2022, 2, 13), "-9.84", "))) PRET A MANGER KINGS X", "1017.20", 1),
+        (date(2022, 2, 16), "-123.40", "VIS INT'L 0066131860 EUR 144.68 @ 1.1724", None, 1),
+        (date(2022, 2, 16), "-3.39", "DR NON-STERLING TRANSACTION FEE", "890.41", 1),
+    ]
+    assert_boxes(pages, result.rows, [("27.04",), ("PRET", "9.84"), ("123.40",), ("DR", "3.39")])
+
+
+def test_rows_of_a_day_with_amounts_on_their_first_line(tmp_path: Path):
+    """Where each amount is printed on a row's first line, the lines under it stay with it,
+    also when a row of the same day follows."""
+    lines: list[Line | None] = [
+        [left(40, "Northgate Bank plc")],
+        None,
+        UK_HEADER,
+        [left(40, "01 Feb 22"), left(100, "BALANCE BROUGHT FORWARD"), right(550, "1,000.00")],
+        [left(40, "03 Feb 22"), left(100, "DD COUNCIL TAX"), right(400, "120.00")],
+        [left(100, "REF 4471 FEB")],
+        [left(100, "VIS TESCO STORES 2345"), right(400, "45.67"), right(550, "834.33")],
+        [
+            left(40, "05 Feb 22"),
+            left(100, "SO R ASHCOMBE"),
+            right(400, "500.00"),
+            right(550, "334.33"),
+        ],
+        [left(100, "RENT FLAT 2")],
+        [left(40, "28 Feb 22"), left(100, "BALANCE CARRIED FORWARD"), right(550, "334.33")],
+    ]
+    result = table(write_pdf(tmp_path / "days.pdf", [lines]))
+    assert result.reconciled, result.reason
+    assert summary(result.rows) == [
+        (date(2022, 2, 3), "-120.00", "DD COUNCIL TAX REF 4471 FEB", None, 1),
+        (date(2022, 2, 3), "-45.67", "VIS TESCO STORES 2345", "834.33", 1),
+        (date(2022, 2, 5), "-500.00", "SO R ASHCOMBE RENT FLAT 2", "334.33", 1),
+    ]
+
+
+def test_a_row_under_a_dated_balance_line_takes_its_date(tmp_path: Path):
+    lines: list[Line | None] = [
+        UK_HEADER,
+        [left(40, "12 Feb 22"), left(100, "BALANCE BROUGHT FORWARD"), right(550, "1,000.00")],
+        [left(100, "))) PRET A MANGER KINGS X"), right(400, "7.96"), right(550, "992.04")],
+        [
+            left(40, "13 Feb 22"),
+            left(100, "DD THAMES WATER"),
+            right(400, "36.96"),
+            right(550, "955.08"),
+        ],
+        [left(40, "28 Feb 22"), left(100, "BALANCE CARRIED FORWARD"), right(550, "955.08")],
+    ]
+    result = table(write_pdf(tmp_path / "forward.pdf", [lines]))
+    assert result.reconciled, result.reason
+    assert summary(result.rows) == [
+        (date(2022, 2, 12), "-7.96", "))) PRET A MANGER KINGS X", "992.04", 1),
+        (date(2022, 2, 13), "-36.96", "DD THAMES WATER", "955.08", 1),
+    ]
+
+
+# --- statements in banks' own layouts ------------------------------------------------------------
+
+BALANCES = {"opening_balance", "closing_balance"}
+CARD_TERMS = {"amount_due", "minimum_payment", "due_date", "credit_limit", "apr"}
+# The figures each layout prints: a statement that prints no total of its fees, or only
+# subtotals of what went out, states no such figure.
+PRINTED_FIGURES = {
+    "uk_current": BALANCES | {"money_in", "money_out"},
+    "us_checking": BALANCES | {"money_in", "fees"},
+    "de_kontoauszug": BALANCES | {"money_in", "money_out"},
+    "credit_card": BALANCES | CARD_TERMS | {"money_in", "fees", "interest"},
+    "eu_numbers": BALANCES | {"money_in", "money_out"},
+    "scanned": BALANCES | {"money_in", "money_out"},
+}
+
+
+def test_statements_in_banks_layouts_read_back(tmp_path: Path):
+    """Six statements at unknown banks, one of them scanned: every row's date and signed
+    amount, every figure they print, their bank, account and period. Descriptions match as
+    printed, but for the scan's OCR noise."""
+    generate_statements(tmp_path)
+    for truth in json.loads((tmp_path / "truth.json").read_text(encoding="utf-8")):
+        pages = read_pages(tmp_path / truth["file"])
+        meta = read_metadata(pages)
+        facts = {f.name: f.day or f.amount for f in read_facts(pages, meta.currency)}
+        result = read_transactions(
+            pages, meta.period, meta.currency, facts["opening_balance"], facts["closing_balance"]
+        )
+        name = truth["file"]
+        assert result.reconciled, (name, result.reason)
+        rows = [(str(r.date), str(r.amount)) for r in result.rows]
+        assert rows == [(day, amount) for day, amount, _ in truth["rows"]], name
+        if not pages[0].ocr:
+            assert [r.description for r in result.rows] == [t for *_, t in truth["rows"]], name
+        assert meta.bank_name == truth["bank"], name
+        assert (meta.account_no or meta.iban or "").endswith(truth["account"].lstrip("*")), name
+        assert meta.currency == truth["currency"], name
+        # The card prints only its statement date, not the day its period starts.
+        period = None if truth["layout"] == "credit_card" else tuple(truth["period"])
+        assert (meta.period and tuple(map(str, meta.period))) == period, name
+        assert set(facts) == PRINTED_FIGURES[truth["layout"]], name
+        for fact, value in facts.items():
+            # Statements print what leaves an account or is owed on a card without a minus.
+            printed = str(value) if isinstance(value, date) else str(abs(value))
+            assert printed == truth[fact].lstrip("-"), (name, fact)
 
 
 # --- US checking: month-first dates, wrapped descriptions, two pages ----------------------------
@@ -372,6 +530,57 @@ def test_header_on_the_first_page_only(tmp_path: Path):
     result = table(write_pdf(tmp_path / "two.pdf", [page_one, page_two]))
     assert result.reconciled, result.reason
     assert summary(result.rows) == [*UK_ROWS[:2], *((*r[:4], 2) for r in UK_ROWS[2:])]
+
+
+US_AMOUNT_HEADER = header(left(40, "DATE"), left(90, "DESCRIPTION"), right(550, "AMOUNT"))
+
+
+def sections_lines(fees_title: str = "FEES") -> list[Line | None]:
+    return [
+        [left(40, "TALLGRASS MERIDIAN BANK")],
+        [left(40, "Beginning Balance"), right(300, "$1,000.00")],
+        [left(40, "Ending Balance"), right(300, "$2,234.50")],
+        None,
+        [left(40, "DEPOSITS AND ADDITIONS")],
+        US_AMOUNT_HEADER,
+        [left(40, "02/03"), left(90, "Payroll Acme Corp"), right(550, "$1,500.00")],
+        [left(40, "Total Deposits and Additions"), right(550, "$1,500.00")],
+        None,
+        [left(40, "ELECTRONIC WITHDRAWALS (continued)")],
+        US_AMOUNT_HEADER,
+        [left(40, "02/05"), left(90, "Card Purchase Safeway #1552"), right(550, "$250.50")],
+        [left(40, "Total Electronic Withdrawals"), right(550, "$250.50")],
+        None,
+        [left(40, fees_title)],
+        US_AMOUNT_HEADER,
+        [left(40, "02/28"), left(90, "Monthly Service Fee"), right(550, "15.00")],
+        None,
+        [left(40, "DAILY ENDING BALANCE")],
+        header(left(40, "DATE"), right(150, "AMOUNT"), left(200, "DATE"), right(310, "AMOUNT")),
+        [left(40, "02/03"), right(150, "2,500.00"), left(200, "02/05"), right(310, "2,249.50")],
+    ]
+
+
+def test_section_titles_sign_bare_amounts(tmp_path: Path):
+    """Deposits and withdrawals listed in sections of one Amount column, each under its own
+    title; daily balances listed side by side are no transactions."""
+    path = write_pdf(tmp_path / "sections.pdf", [sections_lines()])
+    result = table(path, opening="1000.00", closing="2234.50")
+    assert result.reconciled, result.reason
+    assert summary(result.rows) == [
+        (date(2022, 2, 3), "1500.00", "Payroll Acme Corp", None, 1),
+        (date(2022, 2, 5), "-250.50", "Card Purchase Safeway #1552", None, 1),
+        (date(2022, 2, 28), "-15.00", "Monthly Service Fee", None, 1),
+    ]
+    untitled = table(
+        write_pdf(tmp_path / "untitled.pdf", [sections_lines("MORE ITEMS")]),
+        opening="1000.00",
+        closing="2234.50",
+    )
+    assert not untitled.reconciled
+    assert untitled.reason and untitled.reason.startswith(
+        'cannot tell whether the row "02/28 Monthly Service Fee"'
+    )
 
 
 # --- German Kontoauszug -------------------------------------------------------------------------
@@ -664,6 +873,23 @@ def test_dates_without_a_year_take_it_from_the_period(tmp_path: Path):
     ]
 
 
+def test_without_a_period_years_come_from_the_dates_the_statement_prints(tmp_path: Path):
+    lines = [
+        [left(40, "Statement date 18 Oct 2023")],
+        [left(40, "Payment due date 13 Nov 2023")],
+        *card_lines(["21 Sep", "03 Oct", "18 Oct"]),
+    ]
+    result = read_transactions(
+        read_pages(write_pdf(tmp_path / "card.pdf", [lines])), None, "SGD", None, None
+    )
+    assert result.reconciled, result.reason
+    assert [r.date for r in result.rows] == [
+        date(2023, 9, 21),
+        date(2023, 10, 3),
+        date(2023, 10, 18),
+    ]
+
+
 # --- no table -----------------------------------------------------------------------------------
 
 
@@ -725,14 +951,17 @@ def test_rotated_page_reads_upright(tmp_path: Path):
         assert bottom - top == pytest.approx(12, abs=0.5)
 
 
-def scan_of(source: Path, target: Path) -> Path:
-    """An image-only PDF of the source's first page, as a scanner would make it."""
+def scan_of(source: Path, target: Path, skew: float = 0.0) -> Path:
+    """An image-only PDF of the source's first page, as a scanner would make it, turned
+    ``skew`` degrees anticlockwise."""
     with PDFIUM_LOCK:
         document = pdfium.PdfDocument(source)
         bitmap = document[0].render(scale=300 / 72, grayscale=True)
         image = bitmap.to_pil().copy()
         bitmap.close()
         document.close()
+    if skew:
+        image = image.rotate(skew, resample=Image.Resampling.BICUBIC, fillcolor=255)
     pdf = FPDF(unit="pt", format="A4")
     pdf.add_page()
     pdf.image(image, x=0, y=0, w=pdf.w, h=pdf.h)
@@ -755,6 +984,66 @@ def test_scanned_page_is_read_by_ocr(tmp_path: Path):
     result = read_transactions([page], FEB_2022, "GBP", None, None)
     assert result.reconciled, result.reason
     assert summary(result.rows) == UK_ROWS
+
+
+def test_skewed_scan_with_a_narrow_column_is_read_line_by_line(tmp_path: Path):
+    """A page scanned half a degree askew, whose payment types stand in a narrow column of
+    their own beside the details."""
+    lines: list[Line | None] = [
+        [left(40, "Northgate Bank plc")],
+        None,
+        UK_HEADER,
+        [left(40, "01 Feb 22"), left(130, "BALANCE BROUGHT FORWARD"), right(550, "1,000.00")],
+        [left(40, "03 Feb 22"), left(100, "DD"), left(130, "COUNCIL TAX"), right(400, "120.00")],
+        [
+            left(100, "VIS"),
+            left(130, "TESCO STORES 2345"),
+            right(400, "45.67"),
+            right(550, "834.33"),
+        ],
+        [left(40, "12 Feb 22"), left(100, "BP"), left(130, "SALARY ACME LTD")],
+        [left(130, "FEBRUARY PAY"), right(470, "2,500.00"), right(550, "3,334.33")],
+        [left(40, "28 Feb 22"), left(130, "BALANCE CARRIED FORWARD"), right(550, "3,334.33")],
+    ]
+    source = write_pdf(tmp_path / "uk.pdf", [lines], leading=16)
+    (page,) = read_pages(scan_of(source, tmp_path / "scan.pdf", skew=0.5))
+    assert page.ocr and page.problem is None
+    assert "VIS TESCO STORES 2345 45.67 834.33" in page.text.splitlines()
+    result = read_transactions([page], FEB_2022, "GBP", None, None)
+    assert result.reconciled, result.reason
+    assert summary(result.rows) == [
+        (date(2022, 2, 3), "-120.00", "DD COUNCIL TAX", None, 1),
+        (date(2022, 2, 3), "-45.67", "VIS TESCO STORES 2345", "834.33", 1),
+        (date(2022, 2, 12), "2500.00", "BP SALARY ACME LTD FEBRUARY PAY", "3334.33", 1),
+    ]
+
+
+def test_words_of_a_turned_page_are_straightened_into_lines():
+    """Word boxes of five lines recognised on a page turned by 0.6 degrees: each line drifts
+    five points across the page, more than a word's height allows, until the page is turned
+    back."""
+    slope = math.tan(math.radians(0.6))
+    words = [
+        Word(f"w{line}{n}", (x, top + x * slope, x + 30, top + 7 + x * slope))
+        for line, top in enumerate(range(100, 165, 13))
+        for n, x in enumerate(range(60, 540, 60))
+    ]
+    assert len(page_reader.group_lines(words, ocr=True)) > 5
+    straight = page_reader._straightened(words, 595, 842)
+    lines = page_reader.group_lines(straight, ocr=True)
+    assert [[w.text for w in line] for line in lines] == [
+        [f"w{line}{n}" for n in range(8)] for line in range(5)
+    ]
+    for before, after in zip(words, straight, strict=True):
+        assert math.dist(before.box[:2], after.box[:2]) < 5, "a box moves by a few points at most"
+
+
+def test_ocr_words_with_and_without_descenders_share_a_line():
+    """OCR boxes end at the ink: "Page" reaches lower than "in" on the same line."""
+    words = [Word("in", (100, 810.0, 106, 813.5)), Word("Page", (120, 808.5, 140, 815.5))]
+    assert len(page_reader.group_lines(words)) == 2, "text-layer boxes on two baselines"
+    lines = page_reader.group_lines(words, ocr=True)
+    assert [[w.text for w in line] for line in lines] == [["in", "Page"]]
 
 
 def test_scanned_page_without_ocr_says_so(tmp_path: Path):

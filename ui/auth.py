@@ -44,8 +44,11 @@ def sign_in_page() -> None:
 
 
 def account_menu() -> None:
-    """Who is signed in, and the way out (only with OpenID Connect)."""
+    """Who is signed in and the way out, or that the app runs for one local user."""
     if not oidc_configured():
+        st.sidebar.caption(
+            "Single-user mode: no sign-in is configured, so the app serves this machine only."
+        )
         return
     name = st.user.get("name") or st.user.get("email") or "Signed in"
     st.sidebar.caption(f"Signed in as **{name}**")

@@ -3,8 +3,9 @@ page and box it is printed in.
 
 A figure is found by its label (``statement_labels.toml``) and paired with its value: the nearest
 amount to the right of the label on its line, else the value in the cell directly below the label
-(summary boxes print a row of labels over a row of values). The reading of lines, cells, labels,
-amounts and dates defined here is shared with ``metadata``.
+(summary boxes print a row of labels over a row of values). A totals line under a table's debit
+and credit columns gives money out and in. The reading of lines, cells, labels, amounts and dates
+defined here is shared with ``metadata``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import dateparser
 
 from elastic.ingest.parsed import Box
 from elastic.ingest.pdf.page_words import PageText, Word
+from elastic.ingest.pdf.tables import money_columns
 
 LABELS_PATH = Path(__file__).with_name("statement_labels.toml")
 with LABELS_PATH.open("rb") as _handle:
@@ -166,6 +168,7 @@ def _label_index(labels: dict[str, dict[str, list[str]]]) -> dict[str, tuple[str
 _LABEL_INDEX = _label_index(DATA["labels"])
 _LABELS = phrase_pattern(_LABEL_INDEX)
 _TABLE_HEADER = phrase_pattern(DATA["table"]["header_words"])
+_COLUMN_TOTALS = phrase_pattern(DATA["table"]["column_totals"])
 _FORM_BLANK = re.compile(r"_{3,}")
 
 
@@ -222,6 +225,7 @@ class Found(Generic[T]):
 
 
 _WORD = re.compile(r"\w+")
+_LETTER = re.compile(r"[^\W\d_]")
 _LEAD = " :#.-–|="  # what stands between a label and its value
 
 
@@ -488,8 +492,10 @@ def read_facts(pages: list[PageText], currency: str | None) -> list[PdfFact]:
     finders: dict[str, Finder[Any]] = {"due_date": dates.find, "apr": find_percents}
     money = money_finder(dates)
     facts: dict[str, PdfFact] = {}
+    totals: dict[str, PdfFact] = {}
     for lines in all_lines:
         for line in lines:
+            totals = _column_totals(line, lines, money) or totals
             for label, region_end in label_regions(line):
                 if label.kind != "facts" or label.name in facts:
                     continue
@@ -503,7 +509,35 @@ def read_facts(pages: list[PageText], currency: str | None) -> list[PdfFact]:
                 found = found or value_below(label, lines, find, label.name == "apr")
                 if found is not None:
                     facts[label.name] = _fact(found)
-    return list(facts.values())
+    return list(facts.values()) + [f for name, f in totals.items() if name not in facts]
+
+
+def _column_totals(line: Line, lines: list[Line], find: Finder[Money]) -> dict[str, PdfFact]:
+    """Money out and in from a line that starts with a totals label and holds nothing but
+    amounts after it, under a table with debit and credit columns ("Summe der Umsätze 1.660,36
+    3.322,94" under "Soll" and "Haben"): each amount is the total of the column whose title it
+    lies under, or is nearest to."""
+    label = _COLUMN_TOTALS.match(line.folded)
+    if label is None:
+        return {}
+    columns = next(
+        (found for above in reversed(lines[: line.order]) if (found := money_columns(above.words))),
+        [],
+    )
+    region = line.text[label.end() :]
+    amounts = list(find(region))
+    if not columns or not amounts or _LETTER.search(region[: amounts[0][0]]):
+        return {}
+    totals: dict[str, PdfFact] = {}
+    for start, end, value in amounts:
+        x0, _, x1, _ = box = line.box(label.end() + start, label.end() + end)
+        kind, *_ = max(columns, key=lambda c: min(x1, c[2]) - max(x0, c[1]))
+        name = "money_out" if kind == "debit" else "money_in"
+        if name in totals:
+            return {}  # two amounts under one column: not the totals of this table
+        box = union(line.box(0, label.end()), box)
+        totals[name] = PdfFact(name, value.amount, None, line.page, box, line.text[: label.end()])
+    return totals
 
 
 def _fact(found: Found[Any]) -> PdfFact:

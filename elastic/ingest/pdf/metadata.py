@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from itertools import chain, pairwise
 from typing import Any
 
@@ -24,6 +24,7 @@ from elastic.ingest.pdf.facts import (
     DateReader,
     Finder,
     Found,
+    Label,
     Line,
     find_money,
     fold,
@@ -70,7 +71,7 @@ def read_metadata(pages: list[PageText]) -> StatementMetadata:
         account_name=_value(labelled, "account_name"),
         account_no=_value(labelled, "account_no"),
         sort_code=_value(labelled, "sort_code"),
-        iban=_value(labelled, "iban"),
+        iban=_value(labelled, "iban") or _iban_after_word(first),
         period=_period_range(lines, dates) or _labelled_period(labelled),
         currency=currency,
         is_card=any(_CARD.search(line.folded) for line in lines),
@@ -148,6 +149,7 @@ def _finders(dates: DateReader) -> dict[str, Finder[Any]]:
         "currency": _codes,
         "period_start": dates.find,
         "period_end": dates.find,
+        "previous_statement": dates.find,
     }
 
 
@@ -168,6 +170,20 @@ def _labelled(first: list[list[Line]], finders: dict[str, Finder[Any]]) -> dict[
                 if value is not None:
                     found[label.name] = value
     return found
+
+
+_IBAN_WORDS = phrase_pattern(DATA["iban_words"]["words"])
+
+
+def _iban_after_word(first: list[list[Line]]) -> str | None:
+    """An IBAN printed right after a word such as "Account", in one cell with it."""
+    for line in chain(*first):
+        for match in _IBAN_WORDS.finditer(line.folded):
+            label = Label(line, match.start(), match.end(), "metadata", "iban")
+            found = value_beside(label, len(line.text), _ibans, 0, one_cell=True)
+            if found is not None:
+                return str(found.value)
+    return None
 
 
 def _value(labelled: dict[str, Found[Any]], name: str) -> Any:
@@ -191,8 +207,12 @@ def _period_range(lines: list[Line], dates: DateReader) -> tuple[date, date] | N
 
 
 def _labelled_period(labelled: dict[str, Found[Any]]) -> tuple[date, date] | None:
-    """A period printed as two labelled dates ("Opening date", "Statement date")."""
+    """A period printed as two labelled dates ("Opening date", "Statement date"), or as the
+    statement's date and the previous statement's ("Previous statement date")."""
     start, end = _value(labelled, "period_start"), _value(labelled, "period_end")
+    previous = _value(labelled, "previous_statement")
+    if start is None and previous is not None:
+        start = previous + timedelta(days=1)
     return (start, end) if start and end and start <= end else None
 
 
@@ -235,22 +255,19 @@ _BANKING = frozenset(chain(*_LAST_WORDS, *_FIRST_WORDS, _LEGAL_FORMS, _JOINERS))
 def _bank(page: PageText, lines: list[Line]) -> tuple[str | None, str | None]:
     """The bank and its country.
 
-    The first page's first lines decide when they name a bank: a known bank, or a name that a
-    banking word ends or starts ("Harbour & Crane Bank", "Nordlicht Sparkasse"). Such a name is
-    the bank's own unless it is a known bank's name with banking words only ("DBS Bank Ltd" is
-    DBS). Otherwise a known bank named anywhere on the first page (in its header or footer
-    first, where the name stands rather than in a transaction), else the first line when it
-    reads as a name (no digits, no address, title or label)."""
-    for line in lines[:NAME_LINES]:
-        named = _printed_bank(line)
-        if named is not None:
-            inside = _known_in(named)
-            if inside is not None and all(word in _BANKING for word in inside[2]):
-                return inside[0], inside[1]
-            return named, inside[1] if inside else None
-        known = _known_in(line.text)
-        if known is not None:
-            return known[0], known[1]
+    A name printed on the first page's first lines that a banking word ends or starts
+    ("Harbour & Crane Bank", "Nordlicht Sparkasse") is the bank's, unless it is a known bank's
+    name with banking words only ("DBS Bank Ltd" is DBS). Otherwise a known bank named on the
+    first page (in its header or footer first, where the name stands rather than in a
+    transaction), else the first line when it reads as a name (no digits, no address, title or
+    label)."""
+    named = next((name for line in lines[:NAME_LINES] if (name := _printed_bank(line))), None)
+    if named:
+        known = _known_in(named)
+        if known is None:
+            return named, None
+        (bank, country), beside = known
+        return (bank, country) if all(word in _BANKING for word in beside) else (named, country)
     hits: list[tuple[bool, int, int, int, str]] = []
     for line in lines:
         in_band = line.top < NAME_BAND * page.height or line.bottom > (1 - NAME_BAND) * page.height
@@ -263,17 +280,17 @@ def _bank(page: PageText, lines: list[Line]) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _known_in(text: str) -> tuple[str, str | None, list[str]] | None:
-    """The known bank named first in ``text`` (the longest name where several start at one
-    place), with its country and the folded words of ``text`` around its name."""
-    folded = fold(text)
+def _known_in(name: str) -> tuple[tuple[str, str | None], list[str]] | None:
+    """The known bank (and its country) a printed name holds, with the name's other words
+    folded; the longest where several known names start at one place."""
+    folded = fold(name)
     matches = [(m.start(), -len(m[0]), m[0]) for m in _BANK_WORDS.finditer(folded)]
-    matches += [(m.start(), -len(m[0]), m[0]) for m in _BANK_CAPITALS.finditer(text)]
+    matches += [(m.start(), -len(m[0]), m[0]) for m in _BANK_CAPITALS.finditer(name)]
     if not matches:
         return None
     start, size, key = min(matches)
-    rest = (folded[:start] + " " + folded[start - size :]).split()
-    return *_BANKS[key], [word.strip(".,;:") for word in rest]
+    beside = (folded[:start] + " " + folded[start - size :]).split()
+    return _BANKS[key], [word.strip(".,;:") for word in beside]
 
 
 def _printed_bank(line: Line) -> str | None:
@@ -294,7 +311,7 @@ def _names_ending(words: list[str], keys: list[str]) -> Iterator[str]:
         if phrase is None or not words[end - 1][:1].isupper():
             continue
         start = end - len(phrase)
-        while start and _in_name(words, keys, start - 1) and not _stops(keys, start):
+        while start and _in_name(words, keys, start - 1) and not _stop_before(keys, start):
             start -= 1
         while start < end - len(phrase) and keys[start] in _JOINERS:
             start += 1
@@ -312,7 +329,7 @@ def _names_starting(words: list[str], keys: list[str]) -> Iterator[str]:
         while (
             end < len(words)
             and _in_name(words, keys, end)
-            and not _stops(keys, end + 1)
+            and not _stop_at(keys, end)
             and keys[end] not in _LEGAL_FORMS
         ):
             end += 1
@@ -328,10 +345,15 @@ def _in_name(words: list[str], keys: list[str], index: int) -> bool:
     return (word[:1].isupper() or keys[index] in _JOINERS) and not any(ch.isdigit() for ch in word)
 
 
-def _stops(keys: list[str], end: int) -> bool:
+def _stop_before(keys: list[str], end: int) -> bool:
     """Whether a phrase that is no part of a name ("Your", "Credit Card") ends before
     ``end``."""
     return any(tuple(keys[end - len(p) : end]) == p for p in _NOT_IN_NAME if len(p) <= end)
+
+
+def _stop_at(keys: list[str], start: int) -> bool:
+    """Whether a phrase that is no part of a name starts at ``start``."""
+    return any(tuple(keys[start : start + len(p)]) == p for p in _NOT_IN_NAME)
 
 
 def _looks_like_name(line: Line) -> bool:

@@ -47,7 +47,8 @@ OCR_SEGMENTATION = "11"
 # OCR boxes end at the lowest ink, so a word with descenders sits a little lower.
 LINE_TOLERANCE = 0.45
 # Or, for OCR boxes of words with and without descenders, ascenders or capitals, the smaller
-# word lies at least this share of its height within the other's top and bottom.
+# word lies at least this share of its height within the other's top and bottom. (Text-layer
+# boxes of a large and a small font overlap so without sharing a baseline.)
 LINE_OVERLAP = 0.75
 # A gap wider than this share of the font size between two characters separates words.
 WORD_GAP = 0.25
@@ -330,17 +331,17 @@ def _skew(words: Sequence[Word], middle: float) -> float:
     return math.radians(max(fine, key=lambda d: (aligned(d), -abs(d))))
 
 
-def group_lines(words: Sequence[Word]) -> list[list[Word]]:
-    """Words that share a baseline, top to bottom; each line's words left to right."""
+def group_lines(words: Sequence[Word], ocr: bool = False) -> list[list[Word]]:
+    """Words that share a baseline, top to bottom; each line's words left to right. ``ocr``:
+    the boxes end at the words' ink, as OCR gives them."""
     lines: list[list[Word]] = []
     for word in sorted(words, key=lambda w: (w.box[3], w.box[0])):
         if lines:
             first = lines[-1][0]
             height = min(word.box[3] - word.box[1], first.box[3] - first.box[1])
             shared = min(word.box[3], first.box[3]) - max(word.box[1], first.box[1])
-            if (
-                word.box[3] - first.box[3] <= LINE_TOLERANCE * height
-                or shared >= LINE_OVERLAP * height
+            if word.box[3] - first.box[3] <= LINE_TOLERANCE * height or (
+                ocr and shared >= LINE_OVERLAP * height
             ):
                 lines[-1].append(word)
                 continue
@@ -349,7 +350,7 @@ def group_lines(words: Sequence[Word]) -> list[list[Word]]:
 
 
 def _page_text(number: int, width: float, height: float, words: list[Word], ocr: bool) -> PageText:
-    lines = group_lines(words)
+    lines = group_lines(words, ocr)
     ordered = [word for line in lines for word in line]
     text = "\n".join(" ".join(word.text for word in line) for line in lines)
     return PageText(number, width, height, ordered, text, ocr=ocr)

@@ -1,6 +1,6 @@
-"""Transaction tables of statement pages: columns named by a header row, a row per dated line,
-amounts signed by their column or marker, and a check that the rows add up to the balances the
-statement prints.
+"""Transaction tables of statement pages: columns named by a header row, a row per dated line
+(and per line of the same day that prints an amount of its own), amounts signed by their column,
+marker or table section, and a check that the rows add up to the balances the statement prints.
 
 The header row (labels in ``table_labels.toml``) names the columns. Where each column lies comes
 from the rows themselves: the x-ranges covered by the words of the dated lines, merged where they
@@ -23,6 +23,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import TypeGuard
 
 from dateparser.date import DateDataParser
 
@@ -228,7 +229,7 @@ def _printed_period(pages: Sequence[PageText]) -> tuple[date, date] | None:
     date, a row's own date): what a statement without a stated period dates its rows by."""
     days: list[date] = []
     for page in pages:
-        for line in group_lines(page.words):
+        for line in group_lines(page.words, page.ocr):
             texts = [w.text for w in line]
             for start in range(len(texts)):
                 for size in (3, 1):
@@ -307,6 +308,12 @@ def _header(line: Sequence[Word]) -> list[_Column] | None:
                 column.kind, min(column.x0, word.box[0]), max(column.x1, word.box[2])
             )
     return sorted(columns, key=lambda c: c.x0)
+
+
+def money_columns(line: Sequence[Word]) -> list[tuple[str, float, float]]:
+    """The debit and credit columns a header row names, each with its title's x-range; none
+    when the line is no header row."""
+    return [(c.kind, c.x0, c.x1) for c in _header(line) or [] if c.kind in ("debit", "credit")]
 
 
 def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
@@ -564,7 +571,7 @@ class _Reader:
     def read(self, page: PageText) -> None:
         segment: list[list[Word]] = []
         headed = False
-        for line in group_lines(page.words):
+        for line in group_lines(page.words, page.ocr):
             columns = _header(line)
             if columns is None:
                 segment.append(line)
@@ -604,8 +611,9 @@ class _Reader:
                 if value is not None:
                     self.entries.append(_Stated(stated, value, page, in_table=True))
                 row, day = None, printed or day
-            elif not cells.date and (_is_total(cells.text) or _section(line)):
-                self.section = _section(line) or self.section
+            elif not cells.date and (title := _section(line)):
+                self.section, row, day = title, None, None
+            elif not cells.date and _is_total(cells.text):
                 row, day = None, None
             elif printed and (open_table or cells.has_amount):
                 row, day = self._row(page, printed, cells), printed
@@ -645,8 +653,8 @@ def _side_by_side(columns: Sequence[_Column]) -> bool:
 
 
 def _section(line: Sequence[Word]) -> str | None:
-    """ "credit" or "debit" when the line is the title of a table section whose bare amounts go
-    that way ("DEPOSITS AND ADDITIONS", "Fees (continued)")."""
+    """The way bare amounts go ("credit" or "debit") in the table section the line is the title
+    of ("DEPOSITS AND ADDITIONS", "Fees (continued)"); None when it is no section title."""
     keys = tuple(k for k in (_norm(w.text) for w in line) if k)
     while keys and keys[-1] in _labels().continued:
         keys = keys[:-1]
@@ -671,12 +679,11 @@ def _regroup(entries: Sequence[_Row | _Stated]) -> None:
         return
     for before, entry in itertools.pairwise(entries):
         if isinstance(before, _Row) and _same_day(entry) and (count := before.trailing()):
-            assert isinstance(entry, _Row)
             entry.parts[:0] = before.parts[-count:]
             del before.parts[-count:]
 
 
-def _same_day(entry: _Row | _Stated | None) -> bool:
+def _same_day(entry: _Row | _Stated | None) -> TypeGuard[_Row]:
     return isinstance(entry, _Row) and entry.same_day
 
 
@@ -694,8 +701,9 @@ def read_transactions(
 
     ``opening`` and ``closing`` are the statement's balances when the caller knows them; else the
     tables' own "brought forward" and "carried forward" lines give them. Rows reconcile when the
-    opening balance plus their amounts is the closing balance, or when every printed running
-    balance is the one before it plus the amounts since.
+    opening balance plus their amounts is the closing balance and every printed running balance
+    is the one before it plus the amounts since (see ``_reconcile``). A statement without a
+    period dates rows printed without a year by the full dates it prints elsewhere.
     """
     reader = _Reader()
     for page in pages:
@@ -824,23 +832,19 @@ def _reconcile(
     reasons: list[str] = []
     printed = any(isinstance(e, _Row) and e.balance is not None for e in entries)
     total = sum((e.amount or 0 for e in entries if isinstance(e, _Row)), Decimal(0))
-    checkable = opening is not None and closing is not None
-    adds_up = (
-        opening is not None
-        and closing is not None
-        and (opening + total == closing or (owed and opening - total == closing))
-    )
-    if printed:
-        running = _running(entries, opening, closing)
-        if running and not (adds_up and _consistent(entries)):
-            reasons.append(running)
-    if opening is not None and closing is not None and not adds_up:
-        reasons.append(
-            f"the opening balance {opening} plus the rows' total {total} is "
-            f"{opening + total}, not the closing balance {closing}"
-        )
-    elif not checkable and not printed:
+    adds_up = False
+    if opening is not None and closing is not None:
+        adds_up = opening + total == closing or (owed and opening - total == closing)
+        if not adds_up:
+            reasons.append(
+                f"the opening balance {opening} plus the rows' total {total} is "
+                f"{opening + total}, not the closing balance {closing}"
+            )
+    elif not printed:
         reasons.append("no opening and closing balance and no running balance to check them")
+    running = _running(entries, opening, closing) if printed else None
+    if running and not (adds_up and _consistent(entries)):
+        reasons.insert(0, running)
     return "; ".join(reasons) or None
 
 
