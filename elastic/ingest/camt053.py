@@ -7,20 +7,27 @@ parties) both forms are read. Namespaces are matched by their ``camt.053`` part 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from lxml import etree
 
-from elastic.ingest.parsed import BalanceFact, ParsedFile, ParsedRow, UnreadableFile
+from elastic.ingest.parsed import (
+    BalanceFact,
+    ParsedFile,
+    ParsedRow,
+    UnreadableFile,
+    collapse,
+    drop_shared_ids,
+    exact_cents,
+    set_file_level,
+    shared_value,
+)
 from elastic.records import IngestProblem
 
 FORMAT = "camt.053"
-CENT = Decimal("0.01")
 
 _SIGNATURE = re.compile(rb"camt\.053\.\d{3}\.\d{2}")
 _BALANCES = {"OPBD": "opening_balance", "CLBD": "closing_balance", "CLAV": "available_balance"}
@@ -62,8 +69,8 @@ def read(path: Path) -> ParsedFile:
                 parsed.rows.append(_row(ntry, account, location))
             except ValueError as exc:
                 parsed.problems.append(IngestProblem(path.name, location, str(exc)))
-    parsed.rows = _drop_shared_ids(parsed.rows)
-    _set_file_level(parsed, accounts, balances, periods)
+    parsed.rows = drop_shared_ids(parsed.rows)
+    set_file_level(parsed, accounts, balances, periods)
     return parsed
 
 
@@ -97,8 +104,8 @@ def _account(stmt: etree._Element) -> _Account:
     if servicer is not None:
         bank = _text(servicer, "Nm") or _text(servicer, "BICFI") or _text(servicer, "BIC")
     # Without Acct/Ccy, the statement's currency is the one all its balances are in.
-    balance_currencies = {_collapse(amt.get("Ccy")) for amt in stmt.iterfind("{*}Bal/{*}Amt")}
-    currency = _text(stmt, "Acct/Ccy") or _shared(balance_currencies - {""})
+    balance_currencies = {collapse(amt.get("Ccy")) for amt in stmt.iterfind("{*}Bal/{*}Amt")}
+    currency = _text(stmt, "Acct/Ccy") or shared_value(balance_currencies - {""})
     return _Account(
         account_no=_text(stmt, "Acct/Id/IBAN") or _text(stmt, "Acct/Id/Othr/Id"),
         account_name=_text(stmt, "Acct/Nm"),
@@ -150,7 +157,7 @@ def _row(ntry: etree._Element, account: _Account, location: str) -> ParsedRow:
         raise ValueError("no booking date (BookgDt) or value date (ValDt)")
     status = _text(ntry, "Sts/Cd") or _text(ntry, "Sts")
     details = ntry.findall("{*}NtryDtls/{*}TxDtls")
-    merchant = _shared(_counterparty(tx, debit=amount < 0) for tx in details)
+    merchant = shared_value(_counterparty(tx, debit=amount < 0) for tx in details)
     return ParsedRow(
         location=location,
         date=booked,
@@ -175,9 +182,7 @@ def _amount(element: etree._Element, account: _Account) -> tuple[Decimal, str | 
         value = Decimal(amt.text.strip())
     except InvalidOperation as exc:
         raise ValueError(f"amount {amt.text.strip()!r} is not a number") from exc
-    cents = value.quantize(CENT)
-    if cents != value:
-        raise ValueError(f"amount {value} has more than two decimals")
+    cents = exact_cents(value)
     indicator = _text(element, "CdtDbtInd")
     if indicator not in ("CRDT", "DBIT"):
         raise ValueError(f"credit/debit indicator (CdtDbtInd) is {indicator!r}")
@@ -189,7 +194,7 @@ def _description(ntry: etree._Element, details: list[etree._Element]) -> str:
     """AddtlNtryInf, then each remittance line, skipping any already said."""
     parts = [_text(ntry, "AddtlNtryInf")]
     for tx in details:
-        parts.extend(_collapse(line.text) for line in tx.iterfind("{*}RmtInf/{*}Ustrd"))
+        parts.extend(collapse(line.text) for line in tx.iterfind("{*}RmtInf/{*}Ustrd"))
     description = ""
     for part in parts:
         if part and part not in description:
@@ -238,42 +243,7 @@ def _iso_date(value: str | None) -> date | None:
         raise ValueError(f"{value!r} is not a date") from exc
 
 
-def _set_file_level(
-    parsed: ParsedFile,
-    accounts: list[_Account],
-    balances: list[BalanceFact],
-    periods: list[tuple[date, date] | None],
-) -> None:
-    """Account values every statement shares; the period only for a single account (each
-    balance names its own account)."""
-    parsed.account_no = _shared(a.account_no for a in accounts)
-    parsed.account_name = _shared(a.account_name for a in accounts)
-    parsed.bank_name = _shared(a.bank_name for a in accounts)
-    parsed.currency = _shared(a.currency for a in accounts)
-    parsed.balances = balances
-    if len({a.account_no for a in accounts}) == 1 and all(periods):
-        parsed.period = (min(p[0] for p in periods), max(p[1] for p in periods))
-
-
-def _drop_shared_ids(rows: list[ParsedRow]) -> list[ParsedRow]:
-    """A reference printed on more than one row of an account does not identify a transaction."""
-    counts = Counter((r.account_no, r.transaction_id) for r in rows if r.transaction_id)
-    return [
-        replace(r, transaction_id=None) if counts[(r.account_no, r.transaction_id)] > 1 else r
-        for r in rows
-    ]
-
-
-def _shared(values: Iterable[str | None]) -> str | None:
-    distinct = set(values)
-    return distinct.pop() if len(distinct) == 1 else None
-
-
 def _text(element: etree._Element, path: str) -> str | None:
     """The collapsed text at ``path`` (local names joined by ``/``), or None."""
     found = element.findtext("/".join(f"{{*}}{step}" for step in path.split("/")))
-    return _collapse(found) or None
-
-
-def _collapse(text: str | None) -> str:
-    return " ".join((text or "").split())
+    return collapse(found) or None

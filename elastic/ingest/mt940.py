@@ -8,21 +8,26 @@ and keeps physical line numbers so each row and balance says where it is.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import mt940
 
-from elastic.ingest.parsed import BalanceFact, ParsedFile, ParsedRow, UnreadableFile
+from elastic.ingest.parsed import (
+    BalanceFact,
+    ParsedFile,
+    ParsedRow,
+    UnreadableFile,
+    collapse,
+    drop_shared_ids,
+    exact_cents,
+    shared_value,
+)
 from elastic.records import IngestProblem
 
 FORMAT = "mt940"
-CENT = Decimal("0.01")
 
 # The library's fixes, all on: RC signed as money out, ?31 (IBAN) kept out of the name,
 # the :61: customer reference kept when :86: has none, details of any length, BOM dropped.
@@ -70,7 +75,7 @@ class _Statement(mt940.tags.Statement):
             except (ArithmeticError, ValueError) as exc:
                 reason = f"cannot read :61: ({exc})"
         # The package starts a new transaction at the next :61: only when this one has an id.
-        return {"unreadable": _collapse(reason), "id": "?"}
+        return {"unreadable": collapse(reason), "id": "?"}
 
 
 def _angle_subfields(
@@ -121,11 +126,11 @@ def read(path: Path) -> ParsedFile:
                 "\n".join(block.lines), options=_OPTIONS, tags=_TAGS, processors=_PROCESSORS
             )
         except (RuntimeError, ArithmeticError, ValueError, LookupError) as exc:
-            reason = f"cannot read the statement ({_collapse(str(exc))})"
+            reason = f"cannot read the statement ({collapse(str(exc))})"
             parsed.problems.append(IngestProblem(path.name, f"line {block.numbers[0]}", reason))
             entries += len(block.tag_lines("61"))
             continue
-        account = _collapse(transactions.data.get("account_identification")) or None
+        account = collapse(transactions.data.get("account_identification")) or None
         currency = (transactions.currency or "").upper() or None
         accounts.append(account)
         currencies.append(currency)
@@ -145,9 +150,9 @@ def read(path: Path) -> ParsedFile:
         entries += len(transactions)
     if not accounts:
         raise UnreadableFile(f"no statement could be read: {parsed.problems[0].reason}")
-    parsed.rows = _drop_shared_ids(parsed.rows)
-    parsed.account_no = _shared(accounts)
-    parsed.currency = _shared(currencies)
+    parsed.rows = drop_shared_ids(parsed.rows)
+    parsed.account_no = shared_value(accounts)
+    parsed.currency = shared_value(currencies)
     parsed.balances = balances
     return parsed
 
@@ -196,10 +201,10 @@ def _row(
     return ParsedRow(
         location=location,
         date=date(booked.year, booked.month, booked.day),
-        amount=_cents(data["amount"].amount),
-        description=next(filter(None, (_collapse(data.get(key)) for key in texts)), ""),
+        amount=exact_cents(data["amount"].amount),
+        description=next(filter(None, (collapse(data.get(key)) for key in texts)), ""),
         currency=currency,
-        merchant=_collapse(data.get("applicant_name")) or None,
+        merchant=collapse(data.get("applicant_name")) or None,
         account_no=account,
         transaction_id=_reference(data),
     )
@@ -208,7 +213,7 @@ def _row(
 def _reference(data: dict[str, Any]) -> str | None:
     """The bank's reference, else the customer's."""
     for key in ("bank_reference", "customer_reference"):
-        value = _collapse(data.get(key))
+        value = collapse(data.get(key))
         if value and value.upper() not in _NOT_REFERENCES:
             return value
     return None
@@ -232,7 +237,7 @@ def _balances(
             problems.append(IngestProblem(source, location, "the balance has no amount"))
             continue
         try:
-            amount = _cents(balance.amount.amount)
+            amount = exact_cents(balance.amount.amount)
         except ValueError as exc:
             problems.append(IngestProblem(source, location, f"cannot read the balance ({exc})"))
             continue
@@ -245,29 +250,3 @@ def _balances(
 def _is_tag(line: str, tag: str) -> bool:
     match = _TAG_LINE.match(line)
     return match is not None and match.group(1) == tag
-
-
-def _drop_shared_ids(rows: list[ParsedRow]) -> list[ParsedRow]:
-    """A reference printed on more than one row of an account does not identify a transaction."""
-    counts = Counter((r.account_no, r.transaction_id) for r in rows if r.transaction_id)
-    return [
-        replace(r, transaction_id=None) if counts[(r.account_no, r.transaction_id)] > 1 else r
-        for r in rows
-    ]
-
-
-def _shared(values: Iterable[str | None]) -> str | None:
-    distinct = set(values)
-    return distinct.pop() if len(distinct) == 1 else None
-
-
-def _cents(value: Decimal) -> Decimal:
-    """Exactly two decimals; an amount with more is refused rather than rounded."""
-    cents = value.quantize(CENT)
-    if cents != value:
-        raise ValueError(f"amount {value} has more than two decimals")
-    return cents
-
-
-def _collapse(text: str | None) -> str:
-    return " ".join((text or "").split())

@@ -10,9 +10,7 @@ from __future__ import annotations
 import codecs
 import io
 import re
-from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -29,11 +27,19 @@ from ofxparse.ofxparse import (
     soup_maker,
 )
 
-from elastic.ingest.parsed import BalanceFact, ParsedFile, ParsedRow, UnreadableFile
+from elastic.ingest.parsed import (
+    BalanceFact,
+    ParsedFile,
+    ParsedRow,
+    UnreadableFile,
+    collapse,
+    drop_shared_ids,
+    exact_cents,
+    set_file_level,
+)
 from elastic.records import IngestProblem
 
 FORMAT = "ofx"
-CENT = Decimal("0.01")
 
 _SIGNATURE = re.compile(rb"\A\s*OFXHEADER\s*:|<\?OFX\s|<OFX\s*>", re.IGNORECASE)
 _OFX_START = re.compile(r"<OFX\s*>", re.IGNORECASE)
@@ -108,8 +114,8 @@ def read(path: Path) -> ParsedFile:
         entries += len(transactions)
     if not accounts:
         raise UnreadableFile(f"no statement could be read: {parsed.problems[0].reason}")
-    parsed.rows = _drop_shared_ids(parsed.rows)
-    _set_file_level(parsed, accounts, balances, periods)
+    parsed.rows = drop_shared_ids(parsed.rows)
+    set_file_level(parsed, accounts, balances, periods)
     return parsed
 
 
@@ -128,7 +134,7 @@ def _read_transactions(
     for number, trn in enumerate(transactions, start=entries_before + 1):
         location = f"entry {number}"
         if id(trn) in failed:
-            parsed.problems.append(IngestProblem(source, location, _collapse(failed[id(trn)])))
+            parsed.problems.append(IngestProblem(source, location, collapse(failed[id(trn)])))
             continue
         try:
             parsed.rows.append(_row(trn, next(read_ok), account, location))
@@ -220,8 +226,8 @@ def _row(trn: Tag, transaction: Transaction, account: _Account, location: str) -
     return ParsedRow(
         location=location,
         date=_required_date(_text(trn.find("dtposted")), "DTPOSTED"),
-        amount=_cents(Decimal(transaction.amount)),
-        description=_describe(name or merchant, _collapse(transaction.memo)) or fallback,
+        amount=exact_cents(Decimal(transaction.amount)),
+        description=_describe(name or merchant, collapse(transaction.memo)) or fallback,
         currency=_currency(currency) or account.currency,
         merchant=merchant,
         account_no=account.account_no,
@@ -256,7 +262,7 @@ def _balances(
             continue
         location = f"{where}/{element.upper()}"
         try:
-            amount = _cents(_Parser.toDecimal(balance.find("balamt")))
+            amount = exact_cents(_Parser.toDecimal(balance.find("balamt")))
             as_of = _required_date(_text(balance.find("dtasof")), "DTASOF")
         except (ValueError, ArithmeticError, LookupError, AttributeError) as exc:
             problems.append(IngestProblem(source, location, f"cannot read the balance ({exc})"))
@@ -273,42 +279,11 @@ def _period(stmtrs: Tag) -> tuple[date, date] | None:
     return (start, end) if start and end else None
 
 
-def _set_file_level(
-    parsed: ParsedFile,
-    accounts: list[_Account],
-    balances: list[BalanceFact],
-    periods: list[tuple[date, date] | None],
-) -> None:
-    """Account values every statement shares; the period only for a single account (each
-    balance names its own account)."""
-    parsed.account_no = _shared(a.account_no for a in accounts)
-    parsed.account_name = _shared(a.account_name for a in accounts)
-    parsed.bank_name = _shared(a.bank_name for a in accounts)
-    parsed.currency = _shared(a.currency for a in accounts)
-    parsed.balances = balances
-    if len({a.account_no for a in accounts}) == 1 and all(periods):
-        parsed.period = (min(p[0] for p in periods), max(p[1] for p in periods))
-
-
-def _drop_shared_ids(rows: list[ParsedRow]) -> list[ParsedRow]:
-    """A reference printed on more than one row of an account does not identify a transaction."""
-    counts = Counter((r.account_no, r.transaction_id) for r in rows if r.transaction_id)
-    return [
-        replace(r, transaction_id=None) if counts[(r.account_no, r.transaction_id)] > 1 else r
-        for r in rows
-    ]
-
-
-def _shared(values: Iterable[str | None]) -> str | None:
-    distinct = set(values)
-    return distinct.pop() if len(distinct) == 1 else None
-
-
 def _text(element: Tag | None) -> str | None:
     """An element's own text, whitespace collapsed; None when absent or empty."""
     if element is None:
         return None
-    return _collapse("".join(element.find_all(string=True, recursive=False))) or None
+    return collapse("".join(element.find_all(string=True, recursive=False))) or None
 
 
 def _date(value: str | None) -> date | None:
@@ -331,17 +306,5 @@ def _required_date(value: str | None, element: str) -> date:
     return found
 
 
-def _cents(value: Decimal) -> Decimal:
-    """Exactly two decimals; an amount with more is refused rather than rounded."""
-    cents = value.quantize(CENT)
-    if cents != value:
-        raise ValueError(f"amount {value} has more than two decimals")
-    return cents
-
-
-def _collapse(text: str | None) -> str:
-    return " ".join((text or "").split())
-
-
 def _preview(text: str) -> str:
-    return _collapse(text[:60])
+    return collapse(text[:60])

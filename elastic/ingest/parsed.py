@@ -7,9 +7,12 @@ recognising transfers and building stored transactions happen once, in ``landing
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
+from typing import Protocol
 
 from elastic.records import Box, IngestProblem
 
@@ -63,5 +66,63 @@ class ParsedFile:
     period: tuple[date, date] | None = None  # statement period, when the file states one
 
 
+CENT = Decimal("0.01")
+
+
 class UnreadableFile(ValueError):
     """The file as a whole is not in the format its reader handles (message names what it saw)."""
+
+
+class AccountValues(Protocol):
+    """What a reader knows of one account in a file."""
+
+    account_no: str | None
+    account_name: str | None
+    bank_name: str | None
+    currency: str | None
+
+
+def shared_value(values: Iterable[str | None]) -> str | None:
+    """The one value all of ``values`` agree on, else None."""
+    distinct = set(values)
+    return distinct.pop() if len(distinct) == 1 else None
+
+
+def set_file_level(
+    parsed: ParsedFile,
+    accounts: Sequence[AccountValues],
+    balances: list[BalanceFact],
+    periods: Sequence[tuple[date, date] | None],
+) -> None:
+    """Account values every statement of a file shares; the period only for a single account
+    (each balance names its own account)."""
+    parsed.account_no = shared_value(a.account_no for a in accounts)
+    parsed.account_name = shared_value(a.account_name for a in accounts)
+    parsed.bank_name = shared_value(a.bank_name for a in accounts)
+    parsed.currency = shared_value(a.currency for a in accounts)
+    parsed.balances = balances
+    known = [p for p in periods if p]
+    if len({a.account_no for a in accounts}) == 1 and known and len(known) == len(periods):
+        parsed.period = (min(p[0] for p in known), max(p[1] for p in known))
+
+
+def drop_shared_ids(rows: list[ParsedRow]) -> list[ParsedRow]:
+    """A reference printed on more than one row of an account does not identify a transaction."""
+    counts = Counter((r.account_no, r.transaction_id) for r in rows if r.transaction_id)
+    return [
+        replace(r, transaction_id=None) if counts[(r.account_no, r.transaction_id)] > 1 else r
+        for r in rows
+    ]
+
+
+def exact_cents(value: Decimal) -> Decimal:
+    """Exactly two decimals; an amount with more is refused rather than rounded."""
+    cents = value.quantize(CENT)
+    if cents != value:
+        raise ValueError(f"amount {value} has more than two decimals")
+    return cents
+
+
+def collapse(text: str | None) -> str:
+    """Whitespace runs as single spaces, ends trimmed."""
+    return " ".join((text or "").split())
