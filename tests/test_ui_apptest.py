@@ -13,6 +13,8 @@ import pytest
 from google.oauth2.credentials import Credentials
 from streamlit.testing.v1 import AppTest
 
+from elastic.embedded_backend import EmbeddedBackend
+from elastic.ingest.landing import FileDefaults, ingest_file
 from elastic.masking import mask_account_numbers
 from elastic.results import Bucket, TrendResult
 from llm import vertex_client
@@ -373,3 +375,42 @@ def test_a_split_trend_draws_one_line_per_category() -> None:
     assert list(figure.data[1].y) == [20.0, 40.0]
     assert figure.layout.title.text == "Monthly spending — Jan 1, 2024 – Feb 29, 2024"
     assert figure.layout.yaxis.tickprefix == "$"
+
+
+def test_a_layout_nothing_knows_is_mapped_by_hand_then_previewed(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_data_dir(monkeypatch, copy_data_dir(data_dir, tmp_path / "data"))
+    ingest = started(page("ingest_page", "ui.pages.ingest_page"))
+    odd = "When;What;How much\n03/05/2025;KITE SHOP;-12,50\n04/05/2025;REFUND KITE SHOP;2,00\n"
+    ingest.file_uploader(key="uploads").upload("odd.csv", odd.encode(), "text/csv").run()
+    assert not ingest.exception, ingest.exception
+    assert any("When" in e.value and "How much" in e.value for e in ingest.error)
+    key = next(s.key for s in ingest.selectbox if s.key.endswith("-map-date")).removesuffix(
+        "-map-date"
+    )
+    ingest.selectbox(key=f"{key}-map-date").set_value("When")
+    ingest.selectbox(key=f"{key}-map-description").set_value("What")
+    ingest.selectbox(key=f"{key}-map-amount").set_value("How much").run()
+    assert not ingest.exception, ingest.exception
+    preview = ingest.dataframe[0].value
+    assert list(preview["Amount"]) == [-12.5, 2.0]
+    assert [str(d) for d in preview["Date"]] == ["2025-05-03", "2025-05-04"]
+
+
+def test_amounts_in_several_currencies_are_shown_per_currency(
+    data_dir: Path, sample_set: SampleSet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = copy_data_dir(data_dir, tmp_path / "data")
+    backend = EmbeddedBackend(Settings(data_dir=copy))
+    lloyds = sample_set.exports[0].parent / "lloyds_current.csv"
+    flags = FileDefaults(account_name="Lloyds Current", bank_name="Lloyds Bank", currency="GBP")
+    assert ingest_file(backend, lloyds, Settings().user, defaults=flags).indexed == 21
+    backend.close()
+    use_data_dir(monkeypatch, copy)
+    chat = started(AppTest.from_file(str(APP), default_timeout=TIMEOUT_S))
+    ask(chat, "How much did I spend in March 2025?")
+    captions = [c.value for c in chat.caption]
+    assert "In GBP" in captions and "In USD" in captions
+    values = [m.value for m in chat.metric]
+    assert any(v.startswith("£") for v in values) and any(v.startswith("$") for v in values)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -68,14 +71,32 @@ def _trend(plan: IntentPlan, result: TrendResult, key: str) -> None:
     st.plotly_chart(trend_figure(plan, result), theme="streamlit", key=f"{key}-chart")
 
 
+def _per_currency(
+    plan: IntentPlan,
+    parts: Sequence[AggregateResult] | Sequence[TrendResult],
+    key: str,
+    draw: Callable[[IntentPlan, Any, str], None],
+) -> None:
+    """One metric or chart per currency, labelled: amounts in different currencies are never
+    drawn on one axis."""
+    for part in parts:
+        st.caption(f"In {part.currency}")
+        draw(plan.model_copy(update={"currency": part.currency}), part, f"{key}-{part.currency}")
+
+
 def render_result(answer: Answer, key: str) -> bool:
     """Show the numbers behind ``answer``; True when they replace the answer's markdown tables."""
     result = answer.result
     if isinstance(result, AggregateResult):
-        _aggregate(answer.plan, result, key)
+        if result.by_currency:
+            _per_currency(answer.plan, result.by_currency, key, _aggregate)
+        else:
+            _aggregate(answer.plan, result, key)
         return True
     if isinstance(result, TrendResult):
-        if result.series:
+        if result.by_currency:
+            _per_currency(answer.plan, result.by_currency, key, _trend)
+        elif result.series:
             _trend(answer.plan, result, key)
         return False
     if isinstance(result, ListingResult):
