@@ -119,6 +119,13 @@ class SearchBackend(Protocol):
     ) -> list[tuple[date, int]]:
         """(date, amount in cents) of stored rows of the account ending in ``last4``."""
 
+    def source_files(self, user_id: str) -> list[str]:
+        """Every file the user's transactions came from (names, or stored PDFs)."""
+
+    def forget(self, user_id: str, source_files: Sequence[str] | None = None) -> int:
+        """Delete the user's rows, pages and facts of ``source_files`` (all of the user's data
+        and category corrections when None); the number of documents deleted."""
+
     def aggregate(self, user_id: str, plan: IntentPlan) -> AggregateResult: ...
 
     def trend(self, user_id: str, plan: IntentPlan) -> TrendResult: ...

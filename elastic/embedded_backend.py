@@ -445,6 +445,35 @@ class EmbeddedBackend:
         )
         return [(date.fromisoformat(r[0]), r[1]) for r in rows]
 
+    def source_files(self, user_id: str) -> list[str]:
+        rows = self._rows(
+            "SELECT DISTINCT source_file FROM transactions WHERE user_id = ? AND source_file != '' "
+            "ORDER BY 1",
+            (user_id,),
+        )
+        return [row[0] for row in rows]
+
+    def forget(self, user_id: str, source_files: Sequence[str] | None = None) -> int:
+        tables = ("transactions", "statement_chunks", "statement_facts")
+        chosen = (
+            "" if source_files is None else " AND source_file IN (SELECT value FROM json_each(?))"
+        )
+        params: list[object] = [user_id] + (
+            [] if source_files is None else [json.dumps(list(source_files))]
+        )
+        deleted = 0
+        with self._lock, self._conn:
+            for table in tables:
+                deleted += self._conn.execute(
+                    f"DELETE FROM {table} WHERE user_id = ?{chosen}", params
+                ).rowcount
+            if source_files is None:
+                self._conn.execute("DELETE FROM category_rules WHERE user_id = ?", (user_id,))
+            # The FTS index is external content: drop what it held of the deleted chunks.
+            self._conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+            self._vectors.pop(user_id, None)
+        return deleted
+
     # -- the four intents -----------------------------------------------------------------
     def _tx_where(self, plan: IntentPlan, user_id: str) -> tuple[str, list[object]]:
         return where(transaction_filters(plan, user_id), self._tx_columns)

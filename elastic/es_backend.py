@@ -320,6 +320,34 @@ class ElasticsearchBackend:
                 for h in hits
             ]
 
+    def source_files(self, user_id: str) -> list[str]:
+        body = {
+            "size": 0,
+            "query": {"term": {"user_id": user_id}},
+            "aggs": {"files": {"terms": {"field": "source_file", "size": STATEMENTS_SIZE}}},
+        }
+        with _reachable(self.url):
+            aggs = self.es.search(index=self.tx_index, body=body)["aggregations"]
+        return sorted(b["key"] for b in aggs["files"]["buckets"] if b["key"])
+
+    def forget(self, user_id: str, source_files: Sequence[str] | None = None) -> int:
+        """Scan and bulk delete: the stock node has no delete-by-query (reindex module)."""
+        filters: list[dict[str, Any]] = [{"term": {"user_id": user_id}}]
+        indices = [self.tx_index, self.st_index, self.facts_index]
+        if source_files is not None:
+            filters.append({"terms": {"source_file": list(source_files)}})
+        else:
+            indices.append(self.rules_index)
+        with _reachable(self.url):
+            hits = helpers.scan(
+                self.es,
+                index=indices,
+                query={"query": {"bool": {"filter": filters}}, "_source": False},
+            )
+            actions = ({"_op_type": "delete", "_index": h["_index"], "_id": h["_id"]} for h in hits)
+            deleted, _ = helpers.bulk(self.es, actions, chunk_size=BULK_CHUNK, refresh=True)
+        return int(deleted)
+
     # -- the four intents -----------------------------------------------------------------
     def aggregate(self, user_id: str, plan: IntentPlan) -> AggregateResult:
         with _reachable(self.url):

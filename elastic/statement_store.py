@@ -35,3 +35,14 @@ class StatementStore:
         if self.root.resolve() not in target.parents:
             raise ValueError(f"{source_file!r} is not a stored statement")
         return target
+
+    def remove(self, source_files: list[str] | None, user_id: str) -> None:
+        """Delete kept PDFs: the named ones, or every one of ``user_id``'s when None."""
+        if source_files is None:
+            shutil.rmtree(self.root / _SAFE.sub("_", user_id), ignore_errors=True)
+            return
+        for source_file in source_files:
+            try:
+                self.path(source_file).unlink(missing_ok=True)
+            except ValueError:  # an export's name, not a stored statement
+                continue

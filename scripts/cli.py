@@ -18,6 +18,7 @@ from tqdm import tqdm
 
 from elastic.backend import BackendUnavailable, EmbeddingMismatch
 from elastic.ingest.landing import FileDefaults, ingest_file
+from elastic.ingest.landing import forget as forget_data
 from elastic.masking import mask_logs
 from elastic.records import IngestReport
 from settings import Settings
@@ -141,6 +142,41 @@ def ingest_cmd(
     defaults = FileDefaults(account_name, account_no, bank, currency.upper() if currency else None)
     if not _ingest(settings, files, user or settings.user, defaults):
         raise typer.Exit(1)
+
+
+@app.command()
+def forget(
+    files: Annotated[
+        list[str] | None,
+        typer.Argument(help="Files to forget, as the Sources page names them (see --list)"),
+    ] = None,
+    user: UserOption = None,
+    everything: Annotated[
+        bool, typer.Option("--all", help="Forget all of the user's data and corrections")
+    ] = False,
+    listing: Annotated[bool, typer.Option("--list", help="List the user's files")] = False,
+) -> None:
+    """Delete a file's data, or all of a user's data, from the store (and kept PDFs)."""
+    from llm.embeddings import make_embedder
+    from llm.services import open_prepared_backend, statement_store
+
+    settings = Settings()
+    owner = user or settings.user
+    if bool(files) == everything and not listing:
+        raise typer.BadParameter("name FILE(s) to forget, or --all for everything")
+    with _reported_errors():
+        backend = open_prepared_backend(settings, make_embedder(settings))
+    try:
+        if listing:
+            statements = [s.source_file for s in backend.statements(owner)]
+            for name in sorted({*backend.source_files(owner), *statements}):
+                typer.echo(name)
+            return
+        chosen = None if everything else list(files or [])
+        deleted = forget_data(backend, statement_store(settings), owner, chosen)
+    finally:
+        backend.close()
+    typer.echo(f"forgot {deleted} stored document(s) of {owner}")
 
 
 @app.command()

@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from elastic.embedded_backend import EmbeddedBackend
-from elastic.ingest.landing import ingest_file
+from elastic.ingest.landing import FileDefaults, forget, ingest_file
+from elastic.statement_store import StatementStore
+from llm.embeddings import LocalEmbedder
 from llm.intent_plan import Direction, Intent, IntentPlan, Interval
+from scripts.sample_data import SampleSet
 from settings import Settings
 
 HEADER = "date,description,amount,currency,category,merchant,account_no,account_name,bank_name\n"
@@ -61,3 +64,39 @@ def test_user_and_row_ids_cannot_combine_into_another_users_row(
     for user in ("mallory", "mallory:victim"):
         plan = IntentPlan(intent=Intent.listing, direction=Direction.any)
         assert [r.description for r in backend.listing(user, plan).rows] == [user]
+
+
+@pytest.mark.parametrize("engine", ["embedded", "elasticsearch"])
+def test_a_file_or_everything_can_be_forgotten(
+    engine: str,
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    sample_set: SampleSet,
+    embedder: LocalEmbedder,
+):
+    backend = (
+        request.getfixturevalue("fresh_es")
+        if engine == "elasticsearch"
+        else EmbeddedBackend(Settings(data_dir=tmp_path / "data"))
+    )
+    backend.prepare(embedder.dims, embedder.model_name)
+    store = StatementStore(tmp_path / "statements")
+    pdf = next(p for p in sample_set.statement_layouts if p.name.startswith("nl_"))
+    export = sample_set.exports[0].parent / "lloyds_current.csv"
+    flags = FileDefaults(account_name="Lloyds Current", bank_name="Lloyds", currency="GBP")
+    ingest_file(backend, pdf, "u", embedder, store, FileDefaults())
+    ingest_file(backend, export, "u", defaults=flags)
+    (statement,) = backend.statements("u")
+    assert store.path(statement.source_file).exists()
+    assert sorted(backend.source_files("u")) == sorted([statement.source_file, export.name])
+
+    forget(backend, store, "u", [statement.source_file])
+    assert backend.statements("u") == [] and not store.path(statement.source_file).exists()
+    assert backend.source_files("u") == [export.name]
+    closing = IntentPlan(intent=Intent.text_qa, text="closing balance", facts=["closing_balance"])
+    assert [f.source_file for f in backend.facts("u", closing)] == [export.name]
+
+    assert forget(backend, store, "u") == 21 + 2  # the export's rows and its two balances
+    everything = IntentPlan(intent=Intent.aggregate, direction=Direction.any)
+    assert backend.aggregate("u", everything).count == 0
+    assert backend.facts("u", closing) == [] and backend.source_files("u") == []

@@ -284,13 +284,16 @@ def land_parsed(
     default_currency: str = "USD",
     progress: Progress = _no_progress,
     fallback: CategoryFallback | None = None,
+    source_file: str | None = None,
 ) -> None:
-    """Clean and store the rows and facts of one read file, counting everything in ``report``."""
+    """Clean and store the rows and facts of one read file, counting everything in ``report``.
+
+    Rows record ``source_file`` as where they came from (default: the file's name)."""
     source = report.source
     account, report.assumed = _resolve_account(parsed, defaults, source, default_currency)
     report.problems.extend(parsed.problems)
     memory = backend.category_memory(user_id)
-    cleaner = _Cleaner(parsed, account, defaults, memory, source, fallback)
+    cleaner = _Cleaner(parsed, account, defaults, memory, source_file or source, fallback)
     good: list[Transaction] = []
     where: dict[str, str] = {}
     for row in parsed.rows:
@@ -523,6 +526,7 @@ def land_statement(
     rows = _new_rows(backend, user_id, statement, report)
     if rows is not None and rows.rows:
         rows_report = IngestReport(source=path.name)
+        # The rows name the stored PDF, as its pages and facts do: one file to cite or forget.
         land_parsed(
             backend,
             rows,
@@ -532,6 +536,7 @@ def land_statement(
             default_currency,
             progress,
             fallback,
+            source_file,
         )
         report.merge(rows_report)
     if report.landed_nothing and not report.problems:
@@ -554,3 +559,17 @@ def ingest_statements(
         progress(done, len(pdfs), pdf.name)
     log.info("ingested %d statement file(s): %s", len(pdfs), report.summary())
     return report
+
+
+def forget(
+    backend: SearchBackend,
+    store: StatementStore,
+    user_id: str,
+    source_files: list[str] | None = None,
+) -> int:
+    """Delete what came from ``source_files`` (all of the user's data when None): rows, pages,
+    facts and kept PDFs; the number of stored documents deleted."""
+    deleted = backend.forget(user_id, source_files)
+    store.remove(source_files, user_id)
+    log.info("forgot %d document(s) of %d file(s)", deleted, len(source_files or []))
+    return deleted

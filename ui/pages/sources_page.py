@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from elastic.backend import StatementInfo
+from elastic.ingest.landing import forget
 from elastic.masking import mask_account
 from elastic.results import ListingResult, Vocabulary
 from llm.intent_plan import Direction, Intent, IntentPlan, SortOrder
@@ -200,6 +201,31 @@ def _category_correction(context: AppContext, vocabulary: Vocabulary) -> None:
             st.warning("Choose a merchant and a category.", icon=":material/warning:")
 
 
+def _forget_panel(context: AppContext) -> None:
+    """Delete one file's data, or all of it, from the store and the kept PDFs."""
+    backend = context.pipeline.backend
+    labels = {
+        s.source_file: f"{s.bank_name} · {s.account_name} statement "
+        f"{s.statement_from} – {s.statement_to}"
+        for s in backend.statements(context.user_id)
+    }
+    files = sorted({*backend.source_files(context.user_id), *labels})
+    with st.expander("Forget data", icon=":material/delete:"):
+        if files:
+            chosen = st.selectbox(
+                "File", files, format_func=lambda f: labels.get(f, f), key="forget-file"
+            )
+            if st.button("Forget this file", key="forget-one"):
+                deleted = forget(backend, context.store, context.user_id, [chosen])
+                data_changed(context)
+                st.success(f"Forgot {deleted:,} stored documents of {labels.get(chosen, chosen)}.")
+        sure = st.checkbox("I want to delete all my data", key="forget-all-sure")
+        if st.button("Forget all my data", type="primary", disabled=not sure, key="forget-all"):
+            deleted = forget(backend, context.store, context.user_id)
+            data_changed(context)
+            st.success(f"Forgot all {deleted:,} stored documents.")
+
+
 def sources_page() -> None:
     context = app_context()
     engine_panel(context)
@@ -207,6 +233,7 @@ def sources_page() -> None:
     st.caption("Everything the answers are computed from, exactly as it was ingested.")
     statements_tab, transactions_tab = st.tabs(["Statements", "Transactions"])
     try:
+        _forget_panel(context)
         with statements_tab:
             _statements_tab(context)
         with transactions_tab:
