@@ -7,7 +7,6 @@ parties) both forms are read. Namespaces are matched by their ``camt.053`` part 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 from lxml import etree
 
 from elastic.ingest.parsed import (
+    AccountValues,
     BalanceFact,
     ParsedFile,
     ParsedRow,
@@ -36,14 +36,6 @@ _NOT_PROVIDED = "NOTPROVIDED"
 _XML_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=True)
 
 
-@dataclass(frozen=True)
-class _Account:
-    account_no: str | None
-    account_name: str | None
-    bank_name: str | None
-    currency: str | None
-
-
 def sniff(head: bytes) -> bool:
     """An XML document that names a camt.053 message (its namespace or schema location)."""
     return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<") and bool(_SIGNATURE.search(head))
@@ -53,7 +45,7 @@ def read(path: Path) -> ParsedFile:
     """One row per entry (``Ntry``) of every statement (``Stmt``), in file order."""
     statements = _statements(path)
     parsed = ParsedFile(format=FORMAT)
-    accounts: list[_Account] = []
+    accounts: list[AccountValues] = []
     periods: list[tuple[date, date] | None] = []
     balances: list[BalanceFact] = []
     entry = 0
@@ -98,7 +90,7 @@ def _statements(path: Path) -> list[etree._Element]:
     return statements
 
 
-def _account(stmt: etree._Element) -> _Account:
+def _account(stmt: etree._Element) -> AccountValues:
     servicer = stmt.find("{*}Acct/{*}Svcr/{*}FinInstnId")
     bank = None
     if servicer is not None:
@@ -106,7 +98,7 @@ def _account(stmt: etree._Element) -> _Account:
     # Without Acct/Ccy, the statement's currency is the one all its balances are in.
     balance_currencies = {collapse(amt.get("Ccy")) for amt in stmt.iterfind("{*}Bal/{*}Amt")}
     currency = _text(stmt, "Acct/Ccy") or shared_value(balance_currencies - {""})
-    return _Account(
+    return AccountValues(
         account_no=_text(stmt, "Acct/Id/IBAN") or _text(stmt, "Acct/Id/Othr/Id"),
         account_name=_text(stmt, "Acct/Nm"),
         bank_name=bank,
@@ -117,7 +109,7 @@ def _account(stmt: etree._Element) -> _Account:
 def _balances(
     stmt: etree._Element,
     number: int,
-    account: _Account,
+    account: AccountValues,
     source: str,
     problems: list[IngestProblem],
 ) -> list[BalanceFact]:
@@ -150,7 +142,7 @@ def _period(stmt: etree._Element) -> tuple[date, date] | None:
     return (start, end) if start and end else None
 
 
-def _row(ntry: etree._Element, account: _Account, location: str) -> ParsedRow:
+def _row(ntry: etree._Element, account: AccountValues, location: str) -> ParsedRow:
     amount, currency = _amount(ntry, account)
     booked = _date(ntry.find("{*}BookgDt")) or _date(ntry.find("{*}ValDt"))
     if booked is None:
@@ -173,7 +165,7 @@ def _row(ntry: etree._Element, account: _Account, location: str) -> ParsedRow:
     )
 
 
-def _amount(element: etree._Element, account: _Account) -> tuple[Decimal, str | None]:
+def _amount(element: etree._Element, account: AccountValues) -> tuple[Decimal, str | None]:
     """The signed amount of an entry or balance (DBIT is money out) and its currency."""
     amt = element.find("{*}Amt")
     if amt is None or not (amt.text or "").strip():

@@ -25,7 +25,14 @@ from elastic.ingest.cleaning import (
     normalise_merchant,
 )
 from elastic.ingest.formats import detect
-from elastic.ingest.parsed import BalanceFact, ParsedFile, ParsedRow, UnreadableFile
+from elastic.ingest.parsed import (
+    BalanceFact,
+    ParsedFile,
+    ParsedRow,
+    UnreadableFile,
+    assume_account_name,
+    assume_bank,
+)
 from elastic.ingest.pdf.statement import PDF_FORMAT, PdfStatement, StatementValues, read_statement
 from elastic.records import IngestProblem, IngestReport, StatementChunk, StatementFact, Transaction
 from elastic.results import cents_to_amount
@@ -44,7 +51,6 @@ WRITE_BATCH = 2000
 EMBED_BATCH = 64
 TRANSFER_WINDOW_DAYS = 3
 PROJECT_CSV = bank_csv.PROJECT_PROFILE  # the format name of the project's own CSV schema
-UNKNOWN_BANK = "unknown bank"
 # Bounds no real row exceeds; they keep any stored value from breaking a later sum (a million
 # rows of a billion each still fit in 64-bit cents) or a calendar bucket.
 MAX_ROW_AMOUNT = Decimal("1000000000")
@@ -87,12 +93,10 @@ def _resolve_account(
 
     name = defaults.account_name or parsed.account_name or ""
     if not name and lacking("account_name"):
-        name = f"account from file {source}"
-        assumed.append(f'account name "{name}" (give --account-name)')
+        name = assume_account_name(source, assumed)
     bank = defaults.bank_name or parsed.bank_name or ""
     if not bank and lacking("bank_name"):
-        bank = UNKNOWN_BANK
-        assumed.append(f"bank {UNKNOWN_BANK!r} (give --bank)")
+        bank = assume_bank(assumed)
     currency = (defaults.currency or parsed.currency or "").upper()
     if not currency and lacking("currency"):
         currency = default_currency

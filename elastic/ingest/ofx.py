@@ -10,7 +10,6 @@ from __future__ import annotations
 import codecs
 import io
 import re
-from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -28,6 +27,7 @@ from ofxparse.ofxparse import (
 )
 
 from elastic.ingest.parsed import (
+    AccountValues,
     BalanceFact,
     ParsedFile,
     ParsedRow,
@@ -72,14 +72,6 @@ class _Parser(OfxParser):
     custom_date_format = None
 
 
-@dataclass(frozen=True)
-class _Account:
-    account_no: str | None
-    account_name: str | None
-    bank_name: str | None
-    currency: str | None
-
-
 def sniff(head: bytes) -> bool:
     """An OFX 1.x header, an OFX 2.x processing instruction, or a bare ``<OFX>`` root."""
     return bool(_SIGNATURE.search(head.removeprefix(codecs.BOM_UTF8)))
@@ -94,7 +86,7 @@ def read(path: Path) -> ParsedFile:
     fi = soup.find("fi")
     org = _Parser.parseOrg(fi).organization if fi is not None else ""
     parsed = ParsedFile(format=FORMAT)
-    accounts: list[_Account] = []
+    accounts: list[AccountValues] = []
     periods: list[tuple[date, date] | None] = []
     balances: list[BalanceFact] = []
     entries = 0
@@ -122,7 +114,7 @@ def read(path: Path) -> ParsedFile:
 def _read_transactions(
     transactions: list[Tag],
     account_data: Account,
-    account: _Account,
+    account: AccountValues,
     entries_before: int,
     source: str,
     parsed: ParsedFile,
@@ -202,13 +194,13 @@ def _even_tags(body: str) -> str:
     )
 
 
-def _account(account_data: Account, org: str) -> _Account:
+def _account(account_data: Account, org: str) -> AccountValues:
     if account_data.type == AccountType.CreditCard:
         name = "Credit card"
     else:
         kind = account_data.account_type.upper()
         name = _ACCOUNT_TYPES.get(kind, kind.capitalize()) or None
-    return _Account(
+    return AccountValues(
         account_no=account_data.account_id or None,
         account_name=name,
         bank_name=org or account_data.routing_number or None,
@@ -216,7 +208,7 @@ def _account(account_data: Account, org: str) -> _Account:
     )
 
 
-def _row(trn: Tag, transaction: Transaction, account: _Account, location: str) -> ParsedRow:
+def _row(trn: Tag, transaction: Transaction, account: AccountValues, location: str) -> ParsedRow:
     # ofxparse matches NAME anywhere inside the transaction, so a PAYEE's NAME passes for it.
     name = _text(trn.find("name", recursive=False))
     payee = trn.find("payee", recursive=False)
@@ -253,7 +245,7 @@ def _describe(name: str | None, memo: str | None) -> str:
 
 
 def _balances(
-    stmtrs: Tag, account: _Account, where: str, source: str, problems: list[IngestProblem]
+    stmtrs: Tag, account: AccountValues, where: str, source: str, problems: list[IngestProblem]
 ) -> list[BalanceFact]:
     facts: list[BalanceFact] = []
     for element, name in _BALANCES:

@@ -12,7 +12,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
-from typing import Protocol
 
 from elastic.records import Box, IngestProblem
 
@@ -73,13 +72,30 @@ class UnreadableFile(ValueError):
     """The file as a whole is not in the format its reader handles (message names what it saw)."""
 
 
-class AccountValues(Protocol):
+@dataclass(frozen=True)
+class AccountValues:
     """What a reader knows of one account in a file."""
 
     account_no: str | None
     account_name: str | None
     bank_name: str | None
     currency: str | None
+
+
+UNKNOWN_BANK = "unknown bank"
+
+
+def assume_account_name(source: str, assumed: list[str]) -> str:
+    """The honest default for an account a file does not name; ``assumed`` says so."""
+    name = f"account from file {source}"
+    assumed.append(f'account name "{name}" (give --account-name)')
+    return name
+
+
+def assume_bank(assumed: list[str]) -> str:
+    """The default for a bank a file does not name; ``assumed`` says so."""
+    assumed.append(f"bank {UNKNOWN_BANK!r} (give --bank)")
+    return UNKNOWN_BANK
 
 
 def shared_value(values: Iterable[str | None]) -> str | None:

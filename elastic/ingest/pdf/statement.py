@@ -10,7 +10,7 @@ from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
-from elastic.ingest.parsed import ParsedFile
+from elastic.ingest.parsed import ParsedFile, assume_account_name, assume_bank
 from elastic.ingest.pdf.facts import PdfFact, read_facts
 from elastic.ingest.pdf.metadata import read_metadata
 from elastic.ingest.pdf.page_reader import read_pages
@@ -22,7 +22,6 @@ from elastic.records import IngestProblem, StatementChunk
 
 PDF_FORMAT = "statement PDF"
 OCR_MARK = "[Text recognised by OCR]"
-UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True)
@@ -50,9 +49,10 @@ class PdfStatement:
     assumed: list[str] = field(default_factory=list)
 
 
-def _statement_id(account: str, period: tuple[date, date], digest: str) -> str:
-    """Stable per account and period, so the same statement ingested twice is one statement."""
-    key = f"{account}|{period[0]}|{period[1]}" if account else digest
+def _statement_id(account: str, period: tuple[date, date], source_file: str) -> str:
+    """Stable per account and period, so the same statement ingested twice is one statement;
+    without an account number, per stored file (its name is a hash of the content)."""
+    key = f"{account}|{period[0]}|{period[1]}" if account else source_file
     return "st-" + hashlib.sha1(key.encode()).hexdigest()[:16]
 
 
@@ -88,11 +88,9 @@ def read_statement(
     # Digits and letters only, as exports store them, so rows of both match.
     number = re.sub(r"[\s-]", "", given.account_no or meta.account_no or meta.iban or "")
     if not bank:
-        bank = UNKNOWN + " bank"
-        assumed.append("bank unknown (give --bank)")
+        bank = assume_bank(assumed)
     if not name:
-        name = f"account from file {source}"
-        assumed.append(f'account name "{name}" (give --account-name)')
+        name = assume_account_name(source, assumed)
     table = read_transactions(
         pages, period, currency, _fact(facts, "opening_balance"), _fact(facts, "closing_balance")
     )
@@ -103,9 +101,8 @@ def read_statement(
         today = date.today()
         period = (today, today)
         assumed.append("statement period unknown: dated by the day of the import")
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
     statement = PdfStatement(
-        statement_id=_statement_id(number, period, digest),
+        statement_id=_statement_id(number, period, source_file),
         bank_name=bank,
         account_name=name,
         account_no=number,
