@@ -1,5 +1,5 @@
 # FinSync Chat: the two commands a newcomer needs, and a few more.
-.PHONY: run test lint bench sample
+.PHONY: run test lint bench sample reliability
 
 run:  ## set up, load the sample data into the embedded store, open the chat
 	scripts/setup.sh
@@ -17,3 +17,8 @@ lint:
 
 bench:  ## latency per intent on the embedded backend (see README)
 	.venv/bin/python -m scripts.bench
+
+reliability:  ## run the hostile-input and fault suite and rewrite docs/RELIABILITY.md
+	rm -f test-artifacts/reliability.jsonl
+	FINSYNC_RELIABILITY_LOG=test-artifacts/reliability.jsonl .venv/bin/python -m pytest -m reliability -q
+	.venv/bin/python -m scripts.reliability_report test-artifacts/reliability.jsonl docs/RELIABILITY.md
