@@ -19,7 +19,14 @@ class Settings(BaseSettings):
 
     es_url: str | None = Field(default=None, description="Elasticsearch URL; unset = embedded")
     es_api_key: SecretStr | None = None
-    es_timeout_s: float = 30.0
+    es_timeout_s: float = Field(
+        default=5.0,
+        description="Seconds a question or browse request may take; a node that does not answer "
+        "in time is reported as unavailable, not retried",
+    )
+    es_write_timeout_s: float = Field(
+        default=60.0, description="Seconds an ingest request (bulk write, index creation) may take"
+    )
     statements_index: str = "finsync-statements"
     transactions_index: str = "finsync-transactions"
     facts_index: str = "finsync-facts"
@@ -28,8 +35,19 @@ class Settings(BaseSettings):
         default="USD", description="Currency of a file that names none and no --currency"
     )
     data_dir: Path = Path(".finsync")
+    store_lock_timeout_s: float = Field(
+        default=5.0,
+        description="Seconds a write to the embedded store waits for another process's import "
+        "before reporting the store busy (questions never wait: they need no write lock)",
+    )
 
     user: str = Field(default="local", description="User id when no sign-in is configured")
+    max_upload_mb: int = Field(
+        default=50, description="Largest file the Ingest page takes (the CLI has no limit)"
+    )
+    max_upload_pages: int = Field(
+        default=300, description="Most pages of a PDF the Ingest page takes (the CLI has no limit)"
+    )
 
     embedder: str = Field(default="auto", description="auto | local | vertex")
     gcp_project: str | None = None

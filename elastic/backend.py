@@ -22,8 +22,20 @@ from llm.intent_plan import IntentPlan
 from settings import Settings
 
 
-class BackendUnavailable(RuntimeError):
-    """The search backend cannot be reached or answered with an error."""
+class BackendError(RuntimeError):
+    """A backend failure worded for the person asking: callers show ``str(exc)`` as one line.
+
+    Both backends translate their engine's errors into the two kinds below at their boundary,
+    so the pipeline, the CLI and the app handle one set of exceptions.
+    """
+
+
+class BackendUnavailable(BackendError):
+    """The backend is down, hung, refusing, damaged or busy: an outage, not the question."""
+
+
+class QueryRejected(BackendError):
+    """The backend refused a request as malformed: a bug in FinSync, logged with the request."""
 
 
 class EmbeddingMismatch(RuntimeError):

@@ -10,7 +10,8 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import astuple, dataclass
 from datetime import date
 from itertools import groupby
@@ -19,9 +20,12 @@ from typing import Any
 import numpy as np
 
 from elastic.backend import (
+    BackendError,
+    BackendUnavailable,
     CategoryMemory,
     EmbeddingMismatch,
     PairRow,
+    QueryRejected,
     StatementInfo,
     WriteCounts,
 )
@@ -79,6 +83,12 @@ log = logging.getLogger(__name__)
 DB_FILE = "finsync.sqlite3"
 # SQLite's page cache: inserts at random keys into big indexes need more than the 2 MiB default.
 CACHE_KIB = 64 * 1024
+# Primary result codes (``SQLITE_IOERR_WRITE`` → ``IOERR``) that mean the file cannot be used
+# now; any other error is a query SQLite rejected.
+_BUSY_CODES = frozenset({"BUSY", "LOCKED"})
+_OUTAGE_CODES = frozenset(
+    {"CANTOPEN", "IOERR", "FULL", "CORRUPT", "NOTADB", "READONLY", "PERM", "NOMEM", "PROTOCOL"}
+)
 
 
 def _fts_weights(fields: Sequence[str]) -> dict[str, float]:
@@ -267,14 +277,19 @@ class EmbeddedBackend:
     name = "embedded"
 
     def __init__(self, settings: Settings) -> None:
+        """Open (or create) the store. Opening an existing store writes nothing, so questions
+        never wait for another process's import: WAL lets readers through while it writes."""
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.path = settings.data_dir / DB_FILE
-        # One connection shared by Streamlit's threads, serialised by the lock.
-        self._conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-        self._conn.row_factory = sqlite3.Row
         self._lock = threading.Lock()
         self._vectors: dict[str, _VectorIndex | None] = {}
-        with self._lock:
+        with self._store("opening the store"):
+            # One connection shared by Streamlit's threads, serialised by the lock. The timeout
+            # is how long a write waits for another process's write transaction.
+            self._conn = sqlite3.connect(
+                self.path, timeout=settings.store_lock_timeout_s, check_same_thread=False
+            )
+            self._conn.row_factory = sqlite3.Row
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
@@ -299,16 +314,62 @@ class EmbeddedBackend:
     def _columns(self, table: str) -> frozenset[str]:
         return frozenset(row["name"] for row in self._conn.execute(f"PRAGMA table_info({table})"))
 
+    def _error(self, exc: sqlite3.Error, sql: str, params: object) -> BackendError:
+        """SQLite's error as one of the two the callers handle (``elastic/backend.py``)."""
+        name = getattr(exc, "sqlite_errorname", None) or ""
+        code = name.split("_")[1] if name.count("_") else ""
+        if code in _BUSY_CODES:
+            return BackendUnavailable(
+                f"The local store {self.path} is busy with another import; try again when it "
+                "has finished."
+            )
+        if code in _OUTAGE_CODES:
+            return BackendUnavailable(
+                f"The search backend is not answering; check the local store {self.path} "
+                f"(FINSYNC_DATA_DIR): {exc}."
+            )
+        log.error(
+            "SQLite rejected a query: %s (%s); SQL: %s; parameters: %s",
+            exc,
+            name or type(exc).__name__,
+            " ".join(sql.split()),
+            params,
+        )
+        return QueryRejected(
+            f"Internal error: the local store rejected FinSync's query ({exc}). This is a bug "
+            "in FinSync, not your question; it is logged with the query."
+        )
+
+    @contextmanager
+    def _store(self, sql: str, params: object = None) -> Iterator[None]:
+        """The connection under the lock, with SQLite's errors translated; ``sql`` and
+        ``params`` are logged if SQLite rejects them."""
+        with self._lock:
+            try:
+                yield
+            except sqlite3.Error as exc:
+                raise self._error(exc, sql, params) from exc
+
+    @contextmanager
+    def _transaction(self, sql: str) -> Iterator[None]:
+        """One write transaction: all of it lands or none of it does. ``BEGIN IMMEDIATE`` takes
+        the write lock first (waiting ``store_lock_timeout_s`` for another process), so what
+        the transaction reads cannot go stale before it writes."""
+        with self._store(sql):
+            self._conn.execute("BEGIN IMMEDIATE")
+            with self._conn:
+                yield
+
     def _rows(
         self, sql: str, params: Sequence[object] | dict[str, object] = ()
     ) -> list[sqlite3.Row]:
-        with self._lock:
+        with self._store(sql, params):
             return self._conn.execute(sql, params).fetchall()
 
     # -- set-up ---------------------------------------------------------------------------
-    def _check_dims(self, dims: int, embedding_model: str) -> None:
-        """Record the embedder on first use; refuse another model or shape later (caller holds
-        the lock): vectors of two models cannot be compared."""
+    def _check_dims(self, dims: int, embedding_model: str) -> bool:
+        """Refuse another model or shape than the recorded one (caller holds the lock): vectors
+        of two models cannot be compared. Whether one is recorded."""
         stored = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
         same_model = stored.get("embedding_model", embedding_model) == embedding_model
         if "dims" in stored and (int(stored["dims"]) != dims or not same_model):
@@ -318,14 +379,24 @@ class EmbeddedBackend:
                 f"({dims} dimensions). Use another FINSYNC_DATA_DIR or delete {self.path} and "
                 "ingest again."
             )
-        self._conn.executemany(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
-            [("dims", str(dims)), ("embedding_model", embedding_model)],
-        )
+        return "dims" in stored
+
+    def _record_dims(self, dims: int, embedding_model: str) -> None:
+        """Check, and record the embedder on first use (caller holds a write transaction)."""
+        if not self._check_dims(dims, embedding_model):
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                [("dims", str(dims)), ("embedding_model", embedding_model)],
+            )
 
     def prepare(self, dims: int, embedding_model: str) -> None:
-        with self._lock, self._conn:
-            self._check_dims(dims, embedding_model)
+        """Writes only on a store's first use: afterwards it only reads, so opening the store
+        for a question never waits for another process's import."""
+        with self._store("SELECT key, value FROM meta"):
+            recorded = self._check_dims(dims, embedding_model)
+        if not recorded:
+            with self._transaction("INSERT INTO meta"):
+                self._record_dims(dims, embedding_model)
 
     # -- writes ---------------------------------------------------------------------------
     def add_transactions(self, user_id: str, rows: Sequence[Transaction]) -> WriteCounts:
@@ -337,7 +408,7 @@ class EmbeddedBackend:
             }
             for row in rows
         ]
-        with self._lock, self._conn:
+        with self._transaction(self._insert_tx):
             indexed = self._conn.executemany(self._insert_tx, docs).rowcount
         return WriteCounts(indexed, len(docs) - indexed, {})
 
@@ -369,8 +440,8 @@ class EmbeddedBackend:
             }
             for chunk, vector in zip(chunks, matrix, strict=True)
         ]
-        with self._lock, self._conn:
-            self._check_dims(matrix.shape[1], embedding_model)
+        with self._transaction(self._insert_chunk):
+            self._record_dims(matrix.shape[1], embedding_model)
             indexed = self._conn.executemany(self._insert_chunk, docs).rowcount
             if indexed:
                 self._vectors.pop(user_id, None)
@@ -378,8 +449,10 @@ class EmbeddedBackend:
 
     def add_facts(self, user_id: str, facts: Sequence[StatementFact]) -> WriteCounts:
         docs = [{**fact.as_document(user_id), "box": _json_box(fact.box)} for fact in facts]
-        with self._lock, self._conn:
-            indexed = self._conn.executemany(self._insert_fact, docs).rowcount if docs else 0
+        if not docs:
+            return WriteCounts(0, 0, {})
+        with self._transaction(self._insert_fact):
+            indexed = self._conn.executemany(self._insert_fact, docs).rowcount
         return WriteCounts(indexed, len(docs) - indexed, {})
 
     def facts(self, user_id: str, plan: IntentPlan) -> list[StatementFact]:
@@ -407,7 +480,7 @@ class EmbeddedBackend:
         )
 
     def set_merchant_category(self, user_id: str, merchant: str, category: str) -> int:
-        with self._lock, self._conn:
+        with self._transaction("set merchant category"):
             self._conn.execute(
                 "INSERT OR REPLACE INTO category_rules (user_id, merchant, category) "
                 "VALUES (?, ?, ?)",
@@ -428,7 +501,7 @@ class EmbeddedBackend:
         return [PairRow(r[0], r[1], date.fromisoformat(r[2]), r[3], r[4]) for r in rows]
 
     def mark_transfers(self, user_id: str, transaction_ids: Sequence[str]) -> int:
-        with self._lock, self._conn:
+        with self._transaction("mark transfers"):
             return self._conn.execute(
                 "UPDATE transactions SET category = ?, category_inferred = 1 "
                 "WHERE user_id = ? AND transaction_id IN (SELECT value FROM json_each(?))",
@@ -462,7 +535,7 @@ class EmbeddedBackend:
             [] if source_files is None else [json.dumps(list(source_files))]
         )
         deleted = 0
-        with self._lock, self._conn:
+        with self._transaction(f"forget {source_files}"):
             for table in tables:
                 deleted += self._conn.execute(
                     f"DELETE FROM {table} WHERE user_id = ?{chosen}", params
@@ -540,7 +613,7 @@ class EmbeddedBackend:
         if after:
             keyset, keyset_params = search_after(sort, after, self._tx_columns)
             page_cond, page_params = f"{cond} AND {keyset}", [*params, *keyset_params]
-        with self._lock:
+        with self._store(f"listing WHERE {page_cond}", page_params):
             rows = self._conn.execute(
                 f"SELECT * FROM transactions WHERE {page_cond} "
                 f"ORDER BY {order_by(sort, self._tx_columns)} LIMIT ?",
@@ -581,7 +654,7 @@ class EmbeddedBackend:
         self, user_id: str, cond: str, params: Sequence[object], query_vector: np.ndarray
     ) -> list[int]:
         """Ids of the CANDIDATES chunks nearest by cosine among those the filters allow."""
-        with self._lock:
+        with self._store(f"SELECT id FROM statement_chunks WHERE {cond}", params):
             index = self._vector_index(user_id)
             allowed = self._conn.execute(
                 f"SELECT id FROM statement_chunks WHERE {cond}", params

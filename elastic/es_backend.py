@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+import json
+import logging
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
 import numpy as np
-from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
+from elasticsearch import ApiError, ConnectionTimeout, Elasticsearch, TransportError, helpers
 
 from elastic import executors
 from elastic.backend import (
@@ -17,6 +19,7 @@ from elastic.backend import (
     CategoryMemory,
     EmbeddingMismatch,
     PairRow,
+    QueryRejected,
     StatementInfo,
     WriteCounts,
 )
@@ -35,7 +38,14 @@ from elastic.mappings import (
     statements_mapping,
     transactions_mapping,
 )
-from elastic.query_builders import escape_wildcard, q_facts
+from elastic.query_builders import (
+    escape_wildcard,
+    q_aggregate,
+    q_facts,
+    q_listing,
+    q_text_qa,
+    q_trend,
+)
 from elastic.records import StatementChunk, StatementFact, Transaction
 from elastic.results import (
     AccountInfo,
@@ -49,32 +59,36 @@ from elastic.results import (
 from llm.intent_plan import TRANSFERS_CATEGORY, IntentPlan
 from settings import Settings
 
+log = logging.getLogger(__name__)
+
 BULK_CHUNK = 500
 MERCHANT_MEMORY_SIZE = 10_000
+# Statuses that say the node or cluster is in trouble (or will not let us in), not the request.
+_OUTAGE_STATUSES = frozenset({401, 403, 408, 429})
+
+Request = Callable[[], object]
+"""Rebuilds a request body, only when a rejected request is logged."""
 
 
 def make_client(settings: Settings) -> Elasticsearch:
+    """A client that gives up on a silent node after ``es_timeout_s`` without retrying the
+    timeout, so a hung node is reported in seconds; one retry covers a dropped idle
+    connection. Writes get ``es_write_timeout_s`` through ``Elasticsearch.options``."""
     api_key = settings.es_api_key.get_secret_value() if settings.es_api_key else None
     return Elasticsearch(
         settings.es_url,
         api_key=api_key,
         request_timeout=settings.es_timeout_s,
-        retry_on_timeout=True,
-        max_retries=2,
+        retry_on_timeout=False,
+        max_retries=1,
     )
 
 
-@contextmanager
-def _reachable(url: str) -> Iterator[None]:
-    """Turn transport failures into one clear error the app can show."""
-    try:
-        yield
-    except TransportError as exc:
-        raise BackendUnavailable(f"Elasticsearch at {url} is unreachable: {exc}") from exc
-    except ApiError as exc:
-        raise BackendUnavailable(
-            f"Elasticsearch at {url} answered {exc.meta.status}: {exc}"
-        ) from exc
+def _root_cause(exc: BaseException) -> str:
+    """The innermost error of a transport failure ("Connection refused"), not its wrappers."""
+    while (inner := exc.__cause__ or exc.__context__) is not None:
+        exc = inner
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
 
 
 def _user_key(user_id: str) -> str:
@@ -93,6 +107,10 @@ class ElasticsearchBackend:
     def __init__(self, settings: Settings, client: Elasticsearch | None = None) -> None:
         self.url = settings.es_url or ""
         self.es = client or make_client(settings)
+        self._timeout_s = settings.es_timeout_s
+        self._write_timeout_s = settings.es_write_timeout_s
+        # Bulk writes and index creation legitimately take longer than a question.
+        self._writer = self.es.options(request_timeout=settings.es_write_timeout_s)
         self.tx_index = settings.transactions_index
         self.st_index = settings.statements_index
         self.facts_index = settings.facts_index
@@ -102,18 +120,50 @@ class ElasticsearchBackend:
     def indices(self) -> list[str]:
         return [self.tx_index, self.st_index, self.facts_index, self.rules_index]
 
+    def _unavailable(self, reason: str) -> BackendUnavailable:
+        return BackendUnavailable(
+            f"The search backend is not answering; check that Elasticsearch at {self.url} is "
+            f"running and reachable (FINSYNC_ES_URL): {reason}."
+        )
+
+    @contextmanager
+    def _answering(self, request: Request | None = None, writing: bool = False) -> Iterator[None]:
+        """Elasticsearch's errors as the two the callers handle (``elastic/backend.py``): an
+        outage, or a rejected request, which is logged with ``request()``."""
+        try:
+            yield
+        except ConnectionTimeout as exc:
+            waited = self._write_timeout_s if writing else self._timeout_s
+            raise self._unavailable(f"no answer within {waited:g} s") from exc
+        except TransportError as exc:
+            raise self._unavailable(_root_cause(exc)) from exc
+        except ApiError as exc:
+            status = exc.meta.status
+            if status >= 500 or status in _OUTAGE_STATUSES:
+                hint = " (check FINSYNC_ES_API_KEY)" if status in (401, 403) else ""
+                raise self._unavailable(f"it answered {status} {exc.message}{hint}") from exc
+            body = json.dumps(request(), default=str) if request else "(not recorded)"
+            log.error(
+                "Elasticsearch rejected a request with %s: %s; request: %s", status, exc, body
+            )
+            raise QueryRejected(
+                f"Internal error: Elasticsearch rejected FinSync's request ({status} "
+                f"{exc.message}). This is a bug in FinSync, not your question; it is logged "
+                "with the request."
+            ) from exc
+
     # -- set-up ---------------------------------------------------------------------------
     def prepare(self, dims: int, embedding_model: str) -> None:
-        with _reachable(self.url):
+        with self._answering():
             for index, mapping in (
                 (self.tx_index, transactions_mapping()),
                 (self.facts_index, facts_mapping()),
                 (self.rules_index, category_rules_mapping()),
             ):
                 if not self.es.indices.exists(index=index):
-                    self.es.indices.create(index=index, mappings=mapping)
+                    self._writer.indices.create(index=index, mappings=mapping)
             if not self.es.indices.exists(index=self.st_index):
-                self.es.indices.create(
+                self._writer.indices.create(
                     index=self.st_index, mappings=statements_mapping(dims, embedding_model)
                 )
                 return
@@ -131,9 +181,9 @@ class ElasticsearchBackend:
     def _bulk_create(self, user_id: str, actions: list[dict[str, Any]]) -> WriteCounts:
         indexed = skipped = 0
         failed: dict[str, str] = {}
-        with _reachable(self.url):
+        with self._answering(writing=True):
             for ok, item in helpers.streaming_bulk(
-                self.es,
+                self._writer,
                 actions,
                 chunk_size=BULK_CHUNK,
                 raise_on_error=False,
@@ -149,7 +199,7 @@ class ElasticsearchBackend:
                     error = result.get("error", {})
                     record_id = result["_id"].removeprefix(f"{_user_key(user_id)}:")
                     failed[record_id] = str(error.get("reason", error))
-            self.es.indices.refresh(index=self.indices)
+            self._writer.indices.refresh(index=self.indices)
         return WriteCounts(indexed, skipped, failed)
 
     def add_transactions(self, user_id: str, rows: Sequence[Transaction]) -> WriteCounts:
@@ -167,7 +217,7 @@ class ElasticsearchBackend:
     def missing_chunks(self, user_id: str, doc_ids: Sequence[str]) -> set[str]:
         if not doc_ids:
             return set()
-        with _reachable(self.url):
+        with self._answering():
             found = self.es.mget(
                 index=self.st_index,
                 ids=[_doc_id(user_id, d) for d in doc_ids],
@@ -206,8 +256,9 @@ class ElasticsearchBackend:
         return self._bulk_create(user_id, actions)
 
     def facts(self, user_id: str, plan: IntentPlan) -> list[StatementFact]:
-        with _reachable(self.url):
-            hits = self.es.search(index=self.facts_index, body=q_facts(plan, user_id))["hits"]
+        body = q_facts(plan, user_id)
+        with self._answering(lambda: body):
+            hits = self.es.search(index=self.facts_index, body=body)["hits"]
         return [fact_from_source(h["_source"]) for h in hits["hits"]]
 
     # -- categories and transfers ---------------------------------------------------------
@@ -223,7 +274,7 @@ class ElasticsearchBackend:
                 }
             },
         }
-        with _reachable(self.url):
+        with self._answering(lambda: body):
             rules = helpers.scan(self.es, index=self.rules_index, query={"query": user})
             overrides = {r["_source"]["merchant"]: r["_source"]["category"] for r in rules}
             aggs = self.es.search(index=self.tx_index, body=body)["aggregations"]
@@ -247,7 +298,7 @@ class ElasticsearchBackend:
             }
             for tx_id in transaction_ids
         )
-        updated, _ = helpers.bulk(self.es, actions, chunk_size=BULK_CHUNK, refresh=True)
+        updated, _ = helpers.bulk(self._writer, actions, chunk_size=BULK_CHUNK, refresh=True)
         return int(updated)
 
     def set_merchant_category(self, user_id: str, merchant: str, category: str) -> int:
@@ -255,8 +306,8 @@ class ElasticsearchBackend:
         query = {
             "bool": {"filter": [{"term": {"user_id": user_id}}, {"term": {"merchant": merchant}}]}
         }
-        with _reachable(self.url):
-            self.es.index(
+        with self._answering(writing=True):
+            self._writer.index(
                 index=self.rules_index, id=_doc_id(user_id, merchant), document=rule, refresh=True
             )
             hits = helpers.scan(
@@ -278,7 +329,7 @@ class ElasticsearchBackend:
             }
         }
         fields = ["transaction_id", "account_no", "date", "amount_cents", "currency"]
-        with _reachable(self.url):
+        with self._answering(lambda: query):
             hits = helpers.scan(
                 self.es, index=self.tx_index, query={"query": query, "_source": fields}
             )
@@ -294,7 +345,7 @@ class ElasticsearchBackend:
             ]
 
     def mark_transfers(self, user_id: str, transaction_ids: Sequence[str]) -> int:
-        with _reachable(self.url):
+        with self._answering(writing=True):
             return self._set_category(user_id, transaction_ids, TRANSFERS_CATEGORY, inferred=True)
 
     def amounts_on_account(
@@ -309,7 +360,7 @@ class ElasticsearchBackend:
                 ]
             }
         }
-        with _reachable(self.url):
+        with self._answering(lambda: query):
             hits = helpers.scan(
                 self.es,
                 index=self.tx_index,
@@ -326,7 +377,7 @@ class ElasticsearchBackend:
             "query": {"term": {"user_id": user_id}},
             "aggs": {"files": {"terms": {"field": "source_file", "size": STATEMENTS_SIZE}}},
         }
-        with _reachable(self.url):
+        with self._answering(lambda: body):
             aggs = self.es.search(index=self.tx_index, body=body)["aggregations"]
         return sorted(b["key"] for b in aggs["files"]["buckets"] if b["key"])
 
@@ -338,35 +389,36 @@ class ElasticsearchBackend:
             filters.append({"terms": {"source_file": list(source_files)}})
         else:
             indices.append(self.rules_index)
-        with _reachable(self.url):
+        with self._answering(writing=True):
             hits = helpers.scan(
                 self.es,
                 index=indices,
                 query={"query": {"bool": {"filter": filters}}, "_source": False},
             )
             actions = ({"_op_type": "delete", "_index": h["_index"], "_id": h["_id"]} for h in hits)
-            deleted, _ = helpers.bulk(self.es, actions, chunk_size=BULK_CHUNK, refresh=True)
+            deleted, _ = helpers.bulk(self._writer, actions, chunk_size=BULK_CHUNK, refresh=True)
         return int(deleted)
 
     # -- the four intents -----------------------------------------------------------------
     def aggregate(self, user_id: str, plan: IntentPlan) -> AggregateResult:
-        with _reachable(self.url):
+        with self._answering(lambda: q_aggregate(plan, user_id)):
             return executors.run_aggregate(self.es, self.tx_index, user_id, plan)
 
     def trend(self, user_id: str, plan: IntentPlan) -> TrendResult:
-        with _reachable(self.url):
+        with self._answering(lambda: q_trend(plan, user_id)):
             return executors.run_trend(self.es, self.tx_index, user_id, plan)
 
     def listing(
         self, user_id: str, plan: IntentPlan, after: list[object] | None = None
     ) -> ListingResult:
-        with _reachable(self.url):
+        with self._answering(lambda: q_listing(plan, user_id, after)):
             return executors.run_listing(self.es, self.tx_index, user_id, plan, after)
 
     def text_qa(
         self, user_id: str, plan: IntentPlan, query_vector: np.ndarray | None
     ) -> TextQAResult:
-        with _reachable(self.url):
+        # The keyword half is the request that can fail; the vector half degrades to a note.
+        with self._answering(lambda: q_text_qa(plan, user_id, None)):
             return executors.run_text_qa(self.es, self.st_index, user_id, plan, query_vector)
 
     # -- browsing -------------------------------------------------------------------------
@@ -389,7 +441,7 @@ class ElasticsearchBackend:
                 "last": {"max": {"field": "date", "format": "yyyy-MM-dd"}},
             },
         }
-        with _reachable(self.url):
+        with self._answering(lambda: body):
             aggs = self.es.search(index=self.tx_index, body=body)["aggregations"]
         accounts = sorted(
             AccountInfo(
@@ -427,7 +479,7 @@ class ElasticsearchBackend:
                 }
             },
         }
-        with _reachable(self.url):
+        with self._answering(lambda: body):
             buckets = self.es.search(index=self.st_index, body=body)["aggregations"]["statements"][
                 "buckets"
             ]
@@ -451,7 +503,7 @@ class ElasticsearchBackend:
             },
             "sort": [{"page": "asc"}, {"chunk": "asc"}],
         }
-        with _reachable(self.url):
+        with self._answering(lambda: body):
             hits = self.es.search(index=self.st_index, body=body)["hits"]["hits"]
         return [hit_from_source(h["_source"], 0.0) for h in hits]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import sys
 import tomllib
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from typing import Annotated
 import typer
 from tqdm import tqdm
 
-from elastic.backend import BackendUnavailable, EmbeddingMismatch
+from elastic.backend import BackendError, BackendUnavailable, EmbeddingMismatch
 from elastic.ingest.landing import FileDefaults, ingest_file
 from elastic.ingest.landing import forget as forget_data
 from elastic.masking import mask_logs
@@ -33,22 +34,40 @@ UserOption = Annotated[
 
 @contextmanager
 def _reported_errors() -> Iterator[None]:
-    """A backend that cannot be reached or holds other vectors: one clear line, exit code 1."""
+    """A backend that fails or holds other vectors: one clear line, exit code 1."""
     try:
         yield
-    except (BackendUnavailable, EmbeddingMismatch) as exc:
+    except (BackendError, EmbeddingMismatch) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
 
 
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM stops the command the way Ctrl-C does, so it can say what it got done."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 class _Bar:
-    """A tqdm bar driven by the ingestion progress callback."""
+    """A tqdm bar driven by the ingestion progress callback; it keeps the count of rows
+    stored so far, for the message when an ingest stops."""
 
     def __init__(self, unit: str) -> None:
         self._bar: tqdm | None = None
         self._unit = unit
+        self.done = 0
+        self.total = 0
 
     def __call__(self, done: int, total: int, label: str) -> None:
+        self.done, self.total = done, total
         if self._bar is None:
             self._bar = tqdm(total=total, unit=self._unit, file=sys.stderr, leave=False)
         self._bar.set_postfix_str(label[-40:])
@@ -68,38 +87,66 @@ def _print_report(report: IngestReport) -> None:
         typer.echo(f"  error: {problem}", err=True)
 
 
+def _stopped(file: Path, bar: _Bar, reason: str) -> str:
+    """The one line for an ingest that stopped part-way: why, what landed, what to do."""
+    landed = (
+        f"{bar.done} of {bar.total} rows of {file.name} were stored"
+        if bar.total
+        else f"No rows of {file.name} were stored"
+    )
+    return (
+        f"error: ingest stopped at {file.name}: {reason} {landed} before it stopped; "
+        "re-running the same command is safe: rows already stored are skipped, never doubled."
+    )
+
+
 def _ingest(settings: Settings, files: list[Path], user: str, defaults: FileDefaults) -> bool:
-    """Land every file; True when everything in every file landed."""
+    """Land every file; True when everything in every file landed.
+
+    A backend that fails or a stop (Ctrl-C, SIGTERM) part-way exits 1 with one line that says
+    how many rows landed; ids are content hashes, so running the command again is safe.
+    """
     from llm.embeddings import make_embedder
     from llm.services import category_fallback, open_prepared_backend, statement_store
 
-    embedder = make_embedder(settings)
-    with _reported_errors():
-        backend = open_prepared_backend(settings, embedder)
-    store = statement_store(settings)
-    fallback = category_fallback(settings)
+    file, bar = files[0], _Bar("rows")
     clean = True
     try:
-        for file in files:
-            bar = _Bar("rows")
+        with _sigterm_interrupts():
+            embedder = make_embedder(settings)
+            backend = open_prepared_backend(settings, embedder)
+            store = statement_store(settings)
+            fallback = category_fallback(settings)
             try:
-                report = ingest_file(
-                    backend,
-                    file,
-                    user,
-                    embedder,
-                    store,
-                    defaults,
-                    settings.default_currency,
-                    bar,
-                    fallback=fallback,
-                )
+                for file in files:
+                    bar = _Bar("rows")
+                    try:
+                        report = ingest_file(
+                            backend,
+                            file,
+                            user,
+                            embedder,
+                            store,
+                            defaults,
+                            settings.default_currency,
+                            bar,
+                            fallback=fallback,
+                        )
+                    finally:
+                        bar.close()
+                    _print_report(report)
+                    clean = clean and not report.problems and not report.landed_nothing
             finally:
-                bar.close()
-            _print_report(report)
-            clean = clean and not report.problems and not report.landed_nothing
-    finally:
-        backend.close()
+                backend.close()
+    except EmbeddingMismatch as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    except BackendError as exc:
+        typer.echo(_stopped(file, bar, str(exc)), err=True)
+        raise typer.Exit(1) from exc
+    except KeyboardInterrupt as exc:
+        typer.echo(_stopped(file, bar, "interrupted."), err=True)
+        raise typer.Exit(1) from exc
     return clean
 
 
@@ -166,16 +213,16 @@ def forget(
         raise typer.BadParameter("name FILE(s) to forget, or --all for everything")
     with _reported_errors():
         backend = open_prepared_backend(settings, make_embedder(settings))
-    try:
-        if listing:
-            statements = [s.source_file for s in backend.statements(owner)]
-            for name in sorted({*backend.source_files(owner), *statements}):
-                typer.echo(name)
-            return
-        chosen = None if everything else list(files or [])
-        deleted = forget_data(backend, statement_store(settings), owner, chosen)
-    finally:
-        backend.close()
+        try:
+            if listing:
+                statements = [s.source_file for s in backend.statements(owner)]
+                for name in sorted({*backend.source_files(owner), *statements}):
+                    typer.echo(name)
+                return
+            chosen = None if everything else list(files or [])
+            deleted = forget_data(backend, statement_store(settings), owner, chosen)
+        finally:
+            backend.close()
     typer.echo(f"forgot {deleted} stored document(s) of {owner}")
 
 
@@ -241,13 +288,23 @@ def ask(
     previous = None
     failures = 0
     try:
-        for text in questions:
+        for number, text in enumerate(questions):
             try:
                 answer = pipeline.ask(text, user or settings.user, today, previous)
+            except BackendUnavailable as exc:
+                # The rest would wait on the same outage: each gets the one line, unasked.
+                failures += len(questions) - number
+                for unasked in questions[number:] if as_json else [text]:
+                    _print_failure(unasked, str(exc), as_json)
+                break
+            except BackendError as exc:  # logged with its request by the backend
+                failures += 1
+                _print_failure(text, str(exc), as_json)
+                continue
             except Exception as exc:  # one bad question must not lose the rest of the file
                 log.exception("answering %r failed", text)
                 failures += 1
-                _print_failure(text, exc, as_json)
+                _print_failure(text, f"could not answer: {type(exc).__name__}: {exc}", as_json)
                 continue
             previous = answer.follow_up_basis if answer.result is not None else previous
             if as_json:
@@ -265,8 +322,7 @@ def ask(
         raise typer.Exit(1)
 
 
-def _print_failure(question: str, exc: Exception, as_json: bool) -> None:
-    message = f"could not answer: {type(exc).__name__}: {exc}"
+def _print_failure(question: str, message: str, as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps({"question": question, "error": message}, ensure_ascii=False))
     else:
