@@ -168,6 +168,33 @@ def test_questions_of_each_intent(page: Page, steps: Steps, transactions: pd.Dat
         expect(last_answer(page)).to_contain_text("Overdraft fee: $35.00")
 
 
+def test_two_questions_sent_back_to_back_are_both_answered_in_order(
+    page: Page, steps: Steps, transactions: pd.DataFrame
+) -> None:
+    """The second question arrives while the first is answered, which stops that script run:
+    both must still be answered, the first first."""
+    questions = {
+        "How much did I spend on groceries in 2024?": "Groceries",
+        "How much did I spend on travel in 2024?": "Travel",
+    }
+    box = page.get_by_test_id("stChatInputTextArea")
+    with steps.step("sent"):
+        for question in questions:
+            box.fill(question)
+            box.press("Enter")
+
+    with steps.step("answered"):
+        expect(answers_done(page)).to_have_count(2, timeout=ANSWER_TIMEOUT_MS)
+        wait_until_idle(page)
+        messages = page.get_by_test_id("stChatMessage")
+        expect(messages).to_have_count(4)
+        for turn, (question, category) in enumerate(questions.items()):
+            total, _ = spent(transactions, "2024-01-01", "2024-12-31", category=category)
+            expect(messages.nth(2 * turn)).to_contain_text(question)
+            metric = messages.nth(2 * turn + 1).get_by_test_id("stMetricValue").first
+            expect(metric).to_have_text(money(total))
+
+
 def test_citations_open_the_source_viewer(page: Page, steps: Steps) -> None:
     with steps.step("answer"):
         ask(page, "What is the overdraft fee on my checking account?")

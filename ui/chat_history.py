@@ -1,7 +1,15 @@
-"""The conversation of one browser session, kept in ``st.session_state``."""
+"""The conversation of one browser session, kept in ``st.session_state``: the answered turns, and
+the questions still waiting for an answer.
+
+A question sent while another is being answered starts a new script run, which stops the running
+one. So every question goes into the waiting queue first and leaves it only once its turn is in
+the history: a run that is stopped leaves the question queued, and the next run answers it (or
+picks up its answer, if it was computed meanwhile) before the newer one.
+"""
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import streamlit as st
@@ -10,7 +18,8 @@ from llm.answer import Answer, Citation
 from llm.intent_plan import IntentPlan
 
 _HISTORY = "chat_history"
-_PENDING = "chat_pending_question"
+_WAITING = "chat_waiting_questions"
+MAX_WAITING = 5  # questions queued in one session; one more is refused with a message
 
 
 @dataclass
@@ -25,14 +34,29 @@ class ChatTurn:
         return next((c for c in self.answer.citations if c.n == n), None)
 
 
+@dataclass
+class WaitingQuestion:
+    """A question not answered yet; ``answer`` is being computed once asked."""
+
+    question: str
+    answer: Future[Answer] | None = None
+    stage: str = "route"  # the pipeline's stage, set from the thread computing the answer
+
+
 def history() -> list[ChatTurn]:
     turns: list[ChatTurn] = st.session_state.setdefault(_HISTORY, [])
     return turns
 
 
+def waiting() -> list[WaitingQuestion]:
+    """The questions to answer, oldest first."""
+    queue: list[WaitingQuestion] = st.session_state.setdefault(_WAITING, [])
+    return queue
+
+
 def clear_history() -> None:
     st.session_state[_HISTORY] = []
-    st.session_state.pop(_PENDING, None)
+    st.session_state[_WAITING] = []
 
 
 def previous_plan() -> IntentPlan | None:
@@ -43,11 +67,17 @@ def previous_plan() -> IntentPlan | None:
     return None
 
 
-def queue_question(question: str) -> None:
-    """Ask ``question`` on the next run (example questions and suggestions are buttons)."""
-    st.session_state[_PENDING] = question
+def queue_question(question: str) -> bool:
+    """Ask ``question`` after those already waiting; False (nothing queued) when
+    ``MAX_WAITING`` are waiting already."""
+    queue = waiting()
+    if len(queue) >= MAX_WAITING:
+        return False
+    queue.append(WaitingQuestion(question))
+    return True
 
 
-def take_queued_question() -> str | None:
-    question: str | None = st.session_state.pop(_PENDING, None)
-    return question
+def answered(turn: ChatTurn) -> None:
+    """Store the turn of the oldest waiting question, then take that question off the queue."""
+    history().append(turn)
+    waiting().pop(0)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,8 +17,7 @@ from llm.pipeline import ChatPipeline
 from llm.services import build_pipeline, statement_store
 from settings import Settings
 from ui.auth import current_user_id
-
-log = logging.getLogger(__name__)
+from ui.faults import fault_line
 
 
 class AnswerStream(Protocol):
@@ -90,11 +88,13 @@ def app_context() -> AppContext:
     try:
         pipeline = _pipeline(settings, fingerprint)
     except Exception as exc:
-        log.exception("building the pipeline failed")
         where = f"Elasticsearch at {settings.es_url}" if settings.es_url else "the local data store"
         st.error(
-            f"**FinSync Chat cannot reach {where}.** Check that it is running, then reload the "
-            f"page.\n\n`{type(exc).__name__}: {str(exc)[:300]}`",
+            fault_line(
+                f"FinSync Chat cannot reach {where}",
+                exc,
+                "Check that it is running, then reload the page.",
+            ),
             icon=":material/cloud_off:",
         )
         st.stop()

@@ -1,10 +1,25 @@
 """Statement pages rendered to PNG with pdfium: account numbers blacked out (last four digits
-left), the cited passage highlighted. No Streamlit here."""
+left), the cited passage highlighted. No Streamlit here.
+
+A page is drawn at ``RENDER_SCALE`` unless that would exceed ``MAX_RENDER_PIXELS`` (or
+``MAX_RENDER_SIDE``): then at the scale that fits, and not at all below ``MIN_RENDER_SCALE``.
+pdfium cannot be interrupted, and what a page costs to draw also depends on what it holds (a
+compressed image of a billion pixels is decoded whole), so the viewer draws each page in a child
+process (``python -m ui.pdf_pages``) that is stopped after ``RENDER_TIMEOUT_S`` and may use at
+most ``RENDER_MEMORY_BYTES``.
+"""
 
 from __future__ import annotations
 
 import io
+import json
+import logging
+import math
 import re
+import resource
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -14,13 +29,28 @@ from elastic.pdf_reader import PDFIUM_LOCK
 from elastic.records import Box
 from ui.redaction import hidden_spans
 
+log = logging.getLogger(__name__)
+
 RENDER_SCALE = 1.5  # 108 dpi: sharp in a dialog, small enough to send quickly
+MAX_RENDER_PIXELS = 5_000_000  # an A4 page at RENDER_SCALE is 1.1 megapixels
+MAX_RENDER_SIDE = 6_000  # pixels on the longer side: a strip of a page is no more useful
+MIN_RENDER_SCALE = 0.1  # 7 dpi: below this nothing on the page could be read
+RENDER_TIMEOUT_S = 20.0
+RENDER_MEMORY_BYTES = 1536 * 1024 * 1024
+RENDER_PROCESSES = 2  # pages drawn at once in this server; others wait for a slot
 HIGHLIGHT_RGBA = (253, 224, 71, 110)
 REDACTION_RGB = (30, 41, 59)
 _PAD = 1.5  # points around each text box
+_PROJECT = Path(__file__).resolve().parent.parent
+_TOO_LARGE_EXIT = 3  # the child's exit status for a page too large to draw
+_render_slots = threading.BoundedSemaphore(RENDER_PROCESSES)
 
 
 PixelBox = tuple[float, float, float, float]  # left, top, right, bottom in image pixels
+
+
+class PageNotDrawn(Exception):
+    """A page that is not shown as an image; the message says why, for the person viewing."""
 
 
 def page_count(pdf_path: Path) -> int:
@@ -30,6 +60,28 @@ def page_count(pdf_path: Path) -> int:
             return len(document)
         finally:
             document.close()
+
+
+def readable_page_count(pdf_path: Path) -> int | None:
+    """The pages of a PDF, or None when pdfium cannot open it."""
+    try:
+        return page_count(pdf_path)
+    except pdfium.PdfiumError:
+        return None
+
+
+def render_scale(width: float, height: float) -> float | None:
+    """The scale to draw a page of ``width`` × ``height`` points at, or None when even
+    ``MIN_RENDER_SCALE`` would exceed the pixel budget.
+
+    pdfium rounds each side up, so the budget is kept for ``(w·s + 1)(h·s + 1)`` pixels: the
+    positive root of ``w·h·s² + (w + h)·s + 1 − MAX_RENDER_PIXELS = 0``."""
+    area, perimeter = width * height, width + height
+    if area <= 0:
+        return None
+    fits = (-perimeter + math.sqrt(perimeter**2 + 4 * area * (MAX_RENDER_PIXELS - 1))) / (2 * area)
+    scale = min(RENDER_SCALE, fits, (MAX_RENDER_SIDE - 1) / max(width, height))
+    return scale if scale >= MIN_RENDER_SCALE else None
 
 
 def _passage_span(text: str, passage: str | None) -> tuple[int, int] | None:
@@ -76,19 +128,25 @@ def page_png(
     page: int,
     account_no: str,
     passage: str | None = None,
-    scale: float = RENDER_SCALE,
     region: Box | None = None,
 ) -> bytes:
     """Page ``page`` (1-based) as PNG, ``account_no`` masked, ``passage`` highlighted, and
-    ``region`` (a cited row or fact: x0, top, x1, bottom in points) highlighted too."""
+    ``region`` (a cited row or fact: x0, top, x1, bottom in points) highlighted too, drawn in
+    this process at :func:`render_scale`. Raises PageNotDrawn for a page too large to draw."""
     with PDFIUM_LOCK:
         document = pdfium.PdfDocument(pdf_path)
         try:
             if not 1 <= page <= len(document):
                 raise IndexError(f"page {page} is not in a {len(document)}-page statement")
             pdf_page = document[page - 1]
+            width, height = pdf_page.get_size()
+            scale = render_scale(width, height)
+            if scale is None:
+                raise PageNotDrawn(
+                    f"at {width / 72:,.0f} × {height / 72:,.0f} inches the page is too large "
+                    "to draw"
+                )
             image = pdf_page.render(scale=scale).to_pil()
-            height = pdf_page.get_height()
             textpage = pdf_page.get_textpage()
             text = textpage.get_text_range(0, textpage.count_chars())
             passage_span = _passage_span(text, passage)
@@ -113,3 +171,74 @@ def page_png(
     buffer = io.BytesIO()
     _marked(image, highlights, redactions).save(buffer, format="PNG", optimize=True)
     return buffer.getvalue()
+
+
+def bounded_page_png(
+    pdf_path: Path,
+    page: int,
+    account_no: str,
+    passage: str | None = None,
+    region: Box | None = None,
+) -> bytes:
+    """:func:`page_png` drawn in a child process bounded in time and memory.
+
+    Raises PageNotDrawn saying why when the page is too large, too slow or fails to draw. The
+    account number travels on the child's standard input, never on its command line."""
+    request = {
+        "pdf": str(pdf_path.resolve()),
+        "page": page,
+        "account_no": account_no,
+        "passage": passage,
+        "region": list(region) if region is not None else None,
+    }
+    with _render_slots:
+        try:
+            child = subprocess.run(
+                [sys.executable, "-m", "ui.pdf_pages"],
+                input=json.dumps(request).encode(),
+                capture_output=True,
+                timeout=RENDER_TIMEOUT_S,
+                cwd=_PROJECT,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            log.warning("drawing page %s of %s took over %ss", page, pdf_path.name, exc.timeout)
+            raise PageNotDrawn(
+                f"drawing it takes longer than {RENDER_TIMEOUT_S:.0f} seconds"
+            ) from None
+    reason = child.stderr.decode(errors="replace").strip()
+    if child.returncode == 0 and child.stdout:
+        return child.stdout
+    if child.returncode == _TOO_LARGE_EXIT:
+        raise PageNotDrawn(reason)
+    log.error(
+        "drawing page %s of %s failed (exit %s): %s",
+        page,
+        pdf_path.name,
+        child.returncode,
+        reason[-2000:],
+    )
+    raise PageNotDrawn("pdfium could not draw it (the details are in the server log)")
+
+
+def _child() -> None:
+    """Draw the page requested on standard input, PNG to standard output."""
+    resource.setrlimit(resource.RLIMIT_AS, (RENDER_MEMORY_BYTES, RENDER_MEMORY_BYTES))
+    request = json.loads(sys.stdin.buffer.read())
+    region = request["region"]
+    try:
+        png = page_png(
+            Path(request["pdf"]),
+            request["page"],
+            request["account_no"],
+            request["passage"],
+            tuple(region) if region is not None else None,
+        )
+    except PageNotDrawn as exc:
+        sys.stderr.write(str(exc))
+        sys.exit(_TOO_LARGE_EXIT)
+    sys.stdout.buffer.write(png)
+
+
+if __name__ == "__main__":
+    _child()

@@ -11,6 +11,7 @@ from elastic.results import AccountInfo, Vocabulary
 from llm.pipeline import Scope
 from ui.chat_history import clear_history
 from ui.context import AppContext
+from ui.faults import fault_line
 from ui.formatting import account_option_label
 
 log = logging.getLogger(__name__)
@@ -21,8 +22,9 @@ def load_vocabulary(context: AppContext) -> Vocabulary | None:
     try:
         return context.vocabulary()
     except Exception as exc:
-        log.exception("reading the vocabulary failed")
-        st.sidebar.warning(f"Filters are unavailable: the backend did not answer ({exc}).")
+        st.sidebar.warning(
+            fault_line("Filters are unavailable", exc, "Questions still work without them.")
+        )
         return None
 
 

@@ -4,7 +4,7 @@ a number. Chat citations and the Sources page open the same dialogs."""
 from __future__ import annotations
 
 import html
-import logging
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
@@ -15,22 +15,33 @@ from elastic.records import Box
 from elastic.results import ListingResult, StatementHit
 from llm.answer import Citation
 from llm.formatting import day_label, money
-from ui.answer_text import highlight_passage, literal_symbols
+from ui.answer_text import highlight_passage, plain_markdown
 from ui.context import AppContext
+from ui.faults import show_fault
 from ui.formatting import frame_currency
-from ui.pdf_pages import page_count, page_png
+from ui.pdf_pages import PageNotDrawn, bounded_page_png, page_count
 from ui.tables import transactions_table
-
-log = logging.getLogger(__name__)
 
 MAX_ROWS_SHOWN = 2000  # rows behind a number fetched page by page (100 each) up to this many
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@dataclass(frozen=True)
+class PageImage:
+    """A drawn page, or why it is not drawn."""
+
+    png: bytes | None
+    not_drawn: str | None = None
+
+
+@st.cache_data(max_entries=64, ttl="1h", show_spinner="Drawing the page…")
 def _page_image(
     pdf_path: str, page: int, account_no: str, passage: str | None, region: Box | None
-) -> bytes:
-    return page_png(Path(pdf_path), page, account_no, passage, region=region)
+) -> PageImage:
+    """Cached whether drawn or not: a page that took too long is not tried again at once."""
+    try:
+        return PageImage(bounded_page_png(Path(pdf_path), page, account_no, passage, region))
+    except PageNotDrawn as exc:
+        return PageImage(None, str(exc))
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -77,7 +88,7 @@ def statement_page(
     with title:
         period = f"{day_label(first.statement_from)} – {day_label(first.statement_to)}"
         account = f"{first.account_name} {mask_account(first.account_no)}"
-        st.markdown(literal_symbols(f"#### {first.bank_name} · {account}"))
+        st.markdown("#### " + plain_markdown(f"{first.bank_name} · {account}"))
         st.caption(f"Statement period {period} · page {page} of {pages}")
     shown_passage = passage if page == cited_page else None
     text = mask_account_numbers(
@@ -89,20 +100,28 @@ def statement_page(
         st.html(f'<div class="fs-cited-passage">Cited passage: “{quoted}”</div>')
     image_column, text_column = st.columns([3, 2], gap="medium")
     with image_column:
-        if pdf_path is not None:
+        image = (
+            _page_image(
+                str(pdf_path),
+                page,
+                first.account_no,
+                shown_passage,
+                region if page == cited_page else None,
+            )
+            if pdf_path is not None
+            else PageImage(None, "the original PDF is not stored")
+        )
+        if image.png is not None:
             st.image(
-                _page_image(
-                    str(pdf_path),
-                    page,
-                    first.account_no,
-                    shown_passage,
-                    region if page == cited_page else None,
-                ),
+                image.png,
                 caption=f"Page {page} of the original statement (account number masked)",
                 width="stretch",
             )
         else:
-            st.info("The original PDF is not stored, so only the text is shown.")
+            st.info(
+                f"This page is not shown as an image: {image.not_drawn}. Its text is beside.",
+                icon=":material/hide_image:",
+            )
     with text_column, st.container(height=620, border=True):
         st.html(f'<div class="fs-page-text">{marked or "<em>No text on this page.</em>"}</div>')
 
@@ -120,7 +139,7 @@ def _all_rows_behind(context: AppContext, citation: Citation) -> ListingResult:
 
 def transactions_behind(context: AppContext, citation: Citation, key: str) -> None:
     result = _all_rows_behind(context, citation)
-    st.markdown(literal_symbols(f"#### [{citation.n}] {citation.source}"))
+    st.markdown("#### " + plain_markdown(f"[{citation.n}] {citation.source}"))
     if len(result.rows) < result.total:
         st.caption(f"The newest {len(result.rows):,} of {result.total:,} transactions")
     else:
@@ -144,14 +163,17 @@ def statement_dialog(
     try:
         statement_page(context, statement_id, page, passage, region)
     except Exception as exc:
-        log.exception("showing statement %s page %s failed", statement_id, page)
-        st.error(f"This statement page could not be shown ({exc}).", icon=":material/error:")
+        show_fault(
+            f"Page {page} of this statement could not be shown",
+            exc,
+            "Close this and open the citation again; the answer itself is unaffected.",
+        )
 
 
 @st.dialog("Where the file states it")
 def file_fact_dialog(citation: Citation) -> None:
     """A figure stated by a bank export (no page to show): the file and the place in it."""
-    st.markdown(literal_symbols(f"**{citation.source}**"))
+    st.markdown(f"**{plain_markdown(citation.source)}**")
     st.caption("Bank exports have no pages; the figure is printed at this place in the file.")
 
 
@@ -160,8 +182,11 @@ def transactions_dialog(context: AppContext, citation: Citation, key: str) -> No
     try:
         transactions_behind(context, citation, key)
     except Exception as exc:
-        log.exception("listing the rows behind citation [%s] failed", citation.n)
-        st.error(f"These transactions could not be listed ({exc}).", icon=":material/error:")
+        show_fault(
+            f"The transactions behind [{citation.n}] could not be listed",
+            exc,
+            "Close this and open the citation again; the answer itself is unaffected.",
+        )
 
 
 def open_citation(context: AppContext, citation: Citation, key: str) -> None:

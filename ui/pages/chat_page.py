@@ -4,26 +4,43 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor, wait
 from datetime import date
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
+from streamlit.elements.lib.mutable_status_container import StatusContainer
 
 from elastic.results import Vocabulary
 from llm.answer import Answer
 from llm.intent_plan import Intent
 from llm.pipeline import Scope
-from ui.answer_text import link_citations, literal_symbols, plain_markdown, without_tables
+from ui.answer_text import inert_stream, link_citations, plain_markdown, without_tables
 from ui.charts import render_result
-from ui.chat_history import ChatTurn, history, previous_plan, queue_question, take_queued_question
+from ui.chat_history import (
+    MAX_WAITING,
+    ChatTurn,
+    WaitingQuestion,
+    answered,
+    history,
+    previous_plan,
+    queue_question,
+    waiting,
+)
 from ui.citations import citation_list, requested_citation
 from ui.context import AnswerWriter, AppContext, app_context
+from ui.faults import fault_line
 from ui.formatting import account_option_label, period_label
 from ui.sidebar import chat_filters, clear_chat_button, engine_panel, load_vocabulary
 from ui.source_viewer import open_citation
 
 log = logging.getLogger(__name__)
+
+QUESTION_KEY = "chat-question"
+WAIT_STEP_S = 0.25  # while an answer is computed, the run can be stopped this often
+# Answers are computed outside the script run, so a run stopped by a newer question does not
+# stop (or repeat) the answer: the next run picks it up. Shared by all sessions of the server.
+_ANSWERING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="answer")
 
 EXAMPLE_QUESTIONS = (
     "How much did I spend on travel last quarter?",
@@ -58,7 +75,7 @@ def _welcome(vocabulary: Vocabulary | None) -> None:
     elif vocabulary is not None:
         accounts = ", ".join(account_option_label(a) for a in vocabulary.accounts)
         period = period_label(vocabulary.first_date, vocabulary.last_date)
-        st.caption(f":material/account_balance_wallet: {literal_symbols(accounts)} · {period}")
+        st.caption(f":material/account_balance_wallet: {plain_markdown(accounts)} · {period}")
     st.caption("Try one of these")
     with st.container(horizontal=True, gap="small", key="examples"):
         for number, question in enumerate(EXAMPLE_QUESTIONS):
@@ -66,7 +83,7 @@ def _welcome(vocabulary: Vocabulary | None) -> None:
                 question,
                 key=f"example-{number}",
                 icon=":material/chat_bubble:",
-                on_click=queue_question,
+                on_click=_send,
                 args=(question,),
             )
 
@@ -77,7 +94,8 @@ def _done_label(answer: Answer) -> str:
 
 def _step_lines(answer: Answer) -> None:
     """What the question was understood as, and how long each stage took."""
-    st.markdown(f"Understood as **{_INTENT_LABELS[answer.intent]}**")
+    kind = "a comparison" if answer.plan.compare else _INTENT_LABELS[answer.intent]
+    st.markdown(f"Understood as **{kind}**")
     for stage, ms in answer.timings_ms.items():
         _step_line(stage, ms)
 
@@ -109,10 +127,10 @@ def _answer_body(turn_index: int, answer: Answer, text_box: DeltaGenerator) -> N
         with st.container(horizontal=True, gap="small"):
             for number, suggestion in enumerate(answer.plan.suggestions):
                 st.button(
-                    suggestion,
+                    plain_markdown(suggestion),
                     key=f"suggest-{turn_index}-{number}",
                     icon=":material/chat_bubble:",
-                    on_click=queue_question,
+                    on_click=_send,
                     args=(suggestion,),
                 )
 
@@ -134,13 +152,9 @@ def _written(writer: AnswerWriter, question: str, answer: Answer, box: DeltaGene
     """Stream Gemini's verified wording into ``box``; the final answer is returned."""
     stream = writer.stream(question, answer)
 
-    def pieces() -> Iterator[str]:
-        for piece in stream:
-            yield literal_symbols(piece)
-
     started = time.perf_counter()
     with box.container():
-        st.write_stream(pieces())
+        st.write_stream(inert_stream(stream))
     final = stream.answer
     final.timings_ms = {**answer.timings_ms, "write": (time.perf_counter() - started) * 1000}
     return final
@@ -153,38 +167,59 @@ STAGE_LABELS = {
 }
 
 
-def _answer_new(context: AppContext, turn_index: int, question: str, scope: Scope) -> ChatTurn:
+def _asked(
+    context: AppContext, waiting_question: WaitingQuestion, scope: Scope, status: StatusContainer
+) -> Answer:
+    """The question's answer, computed in ``_ANSWERING`` while ``status`` follows its stages.
+    Waiting in short steps lets a newer question stop this run at once: the computation goes on
+    and the next run collects it."""
+    if waiting_question.answer is None:
+
+        def on_stage(stage: str) -> None:
+            waiting_question.stage = stage
+
+        waiting_question.answer = _ANSWERING.submit(
+            context.pipeline.ask,
+            waiting_question.question,
+            context.user_id,
+            date.today(),
+            previous_plan(),
+            scope,
+            rewrite=False,
+            on_stage=on_stage,
+        )
+    future = waiting_question.answer
+    started = time.monotonic()
+    while not wait([future], timeout=WAIT_STEP_S).done:
+        label = STAGE_LABELS.get(waiting_question.stage, waiting_question.stage)
+        status.update(label=f"{label} {time.monotonic() - started:.0f} s")
+    answer = future.result()
+    with status:
+        _step_lines(answer)
+    return answer
+
+
+def _answer_new(
+    context: AppContext, turn_index: int, waiting_question: WaitingQuestion, scope: Scope
+) -> ChatTurn:
     """Ask the pipeline with visible progress; errors end up in the turn, never in a crash."""
+    question = waiting_question.question
     turn = ChatTurn(question)
-    status = st.status("Understanding the question…")
+    status = st.status(STAGE_LABELS["route"])
     text_box = st.empty()
-
-    def show_stage(stage: str) -> None:
-        status.update(label=STAGE_LABELS.get(stage, stage))
-
     try:
-        with status:
-            answer = context.pipeline.ask(
-                question,
-                context.user_id,
-                date.today(),
-                previous_plan(),
-                scope,
-                rewrite=False,
-                on_stage=show_stage,
-            )
-            _step_lines(answer)
+        answer = _asked(context, waiting_question, scope, status)
         if context.writer is not None and answer.result is not None:
             status.update(label="Gemini is writing the answer…")
             answer = _written(context.writer, question, answer, text_box)
             with status:
                 _step_line("write", answer.timings_ms["write"])
     except Exception as exc:
-        log.exception("answering %r failed", question)
         status.update(label="Could not answer", state="error")
-        turn.error = (
-            f"Sorry, something went wrong while answering ({type(exc).__name__}). "
-            "Your conversation is kept: try again, or rephrase the question."
+        turn.error = fault_line(
+            "Sorry, something went wrong while answering",
+            exc,
+            "Your conversation is kept: try again, or rephrase the question.",
         )
         st.error(turn.error, icon=":material/error:")
         return turn
@@ -192,6 +227,38 @@ def _answer_new(context: AppContext, turn_index: int, question: str, scope: Scop
     turn.answer = answer
     _answer_body(turn_index, answer, text_box)
     return turn
+
+
+def _send(question: str) -> None:
+    """Queue ``question`` (a callback: it runs before the script, so no run can lose it)."""
+    if not queue_question(question):
+        st.toast(
+            f"{MAX_WAITING} questions are waiting already; send this one again once they are "
+            "answered.",
+            icon=":material/hourglass_top:",
+        )
+
+
+def _sent_from_chat_input() -> None:
+    question = (st.session_state.get(QUESTION_KEY) or "").strip()
+    if question:
+        _send(question)
+
+
+def _answer_waiting(context: AppContext, scope: Scope) -> None:
+    """Each waiting question with a place for its answer, then the answers, oldest first."""
+    places = []
+    for waiting_question in waiting():
+        with st.chat_message("user", avatar=USER_AVATAR):
+            st.markdown(plain_markdown(waiting_question.question))
+        with st.chat_message("assistant", avatar=ASSISTANT_AVATAR):
+            place = st.empty()
+            place.caption("Waiting for the answer above…")
+            places.append(place)
+    for place, waiting_question in zip(places, list(waiting()), strict=True):
+        with place.container():
+            turn = _answer_new(context, len(history()), waiting_question, scope)
+        answered(turn)
 
 
 def chat_page() -> None:
@@ -202,18 +269,17 @@ def chat_page() -> None:
     engine_panel(context)
 
     st.title("FinSync Chat", anchor=False)
+    st.chat_input(
+        "Ask about your transactions and statements…",
+        key=QUESTION_KEY,
+        on_submit=_sent_from_chat_input,
+    )
     turns = history()
-    queued = take_queued_question()  # an example or a suggestion that was clicked
-    question = st.chat_input("Ask about your transactions and statements…") or queued
-    if not turns and not question:
+    if not turns and not waiting():
         _welcome(vocabulary)
     for turn_index, turn in enumerate(turns):
         _show_turn(turn_index, turn)
-    if question:
-        with st.chat_message("user", avatar=USER_AVATAR):
-            st.markdown(plain_markdown(question))
-        with st.chat_message("assistant", avatar=ASSISTANT_AVATAR):
-            turns.append(_answer_new(context, len(turns), question, scope))
+    _answer_waiting(context, scope)
 
     requested = requested_citation()
     if requested is not None:

@@ -4,19 +4,19 @@ land, and a form for what the file does not say; askable as soon as the report s
 from __future__ import annotations
 
 import hashlib
-import logging
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from elastic.ingest import bank_csv
+from elastic.ingest.formats import is_pdf
 from elastic.ingest.landing import (
     FileDefaults,
+    Progress,
     ingest_file,
     preview_export,
     read_export,
@@ -25,15 +25,19 @@ from elastic.ingest.parsed import UnreadableFile
 from elastic.ingest.pdf.statement import PDF_FORMAT
 from elastic.records import IngestReport
 from llm.services import category_fallback
+from settings import Settings
+from ui.answer_text import plain_markdown
 from ui.context import AppContext, app_context, data_changed
+from ui.faults import show_fault
 from ui.formatting import safe_file_name
+from ui.ingest_jobs import JOBS, FileToIngest, IngestWork, JobKey, JobRunning, JobView
+from ui.pdf_pages import readable_page_count
 from ui.sidebar import engine_panel
 from ui.tables import transactions_table
 
-log = logging.getLogger(__name__)
-
-_OUTCOME = "ingest-outcome"
 _UPLOAD_DIR = "ingest-upload-dir"
+POLL_S = 1.0  # how often the page looks at a running import
+MIB = 1024 * 1024
 UPLOAD_TYPES = ["csv", "txt", "ofx", "qfx", "xml", "sta", "mt940", "940", "pdf"]
 FORMATS_HELP = (
     "**Bank exports**: your bank's CSV download (any bank: columns are recognised by their "
@@ -46,18 +50,13 @@ FORMATS_HELP = (
     "between your own accounts are recognised, and amounts in different currencies are never "
     "added together."
 )
+Mappings = dict[str, bank_csv.ColumnMapping | None]  # upload key → the mapping chosen by hand
 MISSING_FIELDS = (
     ("account_name", "Account name"),
     ("account_no", "Account number"),
     ("bank_name", "Bank"),
     ("currency", "Currency (ISO code)"),
 )
-
-
-@dataclass
-class IngestOutcome:
-    reports: list[IngestReport] = field(default_factory=list)
-    failure: str | None = None  # the whole run stopped (e.g. the backend went away)
 
 
 @dataclass(frozen=True)
@@ -84,6 +83,56 @@ def _save(upload: UploadedFile) -> _Upload:
     return _Upload(upload.name, target, digest)
 
 
+def _too_large(upload: UploadedFile, settings: Settings) -> str | None:
+    """Why the page refuses a file by its size, before anything is read or stored."""
+    if upload.size <= settings.max_upload_mb * MIB:
+        return None
+    return (
+        f"{plain_markdown(upload.name)} is {upload.size / MIB:,.1f} MB; the Ingest page takes "
+        f"files of up to {settings.max_upload_mb} MB. Split it, or ask whoever runs FinSync to "
+        "ingest it with `finsync ingest`."
+    )
+
+
+def _too_many_pages(upload: _Upload, settings: Settings) -> str | None:
+    """Why the page refuses a PDF by its pages, before it is previewed or ingested. A PDF pdfium
+    cannot open passes: the import reports why it cannot be read."""
+    with upload.path.open("rb") as file:
+        if not is_pdf(file.read(1024)):
+            return None
+    pages = readable_page_count(upload.path)
+    if pages is None or pages <= settings.max_upload_pages:
+        return None
+    return (
+        f"{plain_markdown(upload.name)} has {pages:,} pages; the Ingest page takes PDFs of "
+        f"up to {settings.max_upload_pages:,} pages. Split it, or ask whoever runs FinSync to "
+        "ingest it with `finsync ingest`."
+    )
+
+
+def _accepted(files: list[UploadedFile], settings: Settings) -> list[_Upload]:
+    """The uploads within the limits; each refused one gets a message naming the limit."""
+    uploads = []
+    for file in files:
+        try:
+            reason = _too_large(file, settings)
+            upload = None if reason else _save(file)
+            if upload is not None:
+                reason = _too_many_pages(upload, settings)
+        except OSError as exc:
+            show_fault(
+                f"{plain_markdown(file.name)} could not be stored for the import",
+                exc,
+                "Remove it and upload it again; if that fails too, the server's disk may be full.",
+            )
+            continue
+        if reason:
+            st.error(reason, icon=":material/block:")
+        elif upload is not None:
+            uploads.append(upload)
+    return uploads
+
+
 def _defaults(upload: _Upload) -> FileDefaults:
     values = {
         name: (st.session_state.get(f"{upload.key}-{name}") or "").strip() or None
@@ -99,7 +148,9 @@ def _missing_form(upload: _Upload, assumed: list[str]) -> None:
     win over what the file says."""
     if assumed:
         st.warning(
-            "The file does not say everything: " + "; ".join(assumed) + ". Fill in below.",
+            "The file does not say everything: "
+            + plain_markdown("; ".join(assumed))
+            + ". Fill in below.",
             icon=":material/edit_note:",
         )
     with st.expander("Account, bank and currency", expanded=bool(assumed)):
@@ -110,7 +161,7 @@ def _missing_form(upload: _Upload, assumed: list[str]) -> None:
 
 def _mapping_form(upload: _Upload, problem: str) -> bank_csv.ColumnMapping | None:
     """A guided mapping for a CSV whose layout no profile knows."""
-    st.error(problem, icon=":material/table_view:")
+    st.error(plain_markdown(problem), icon=":material/table_view:")
     try:
         layout = bank_csv.inspect(upload.path)
     except UnreadableFile:
@@ -137,13 +188,13 @@ def _mapping_form(upload: _Upload, problem: str) -> bank_csv.ColumnMapping | Non
 def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping | None:
     """One uploaded file: its format and its rows as they will land. Returns the mapping
     chosen for a CSV no profile knows."""
-    st.markdown(f"**{upload.name}**")
+    st.markdown(f"**{plain_markdown(upload.name)}**")
     mapping = None
     try:
         parsed = read_export(upload.path)
     except UnreadableFile as exc:
         if not bank_csv.sniff(upload.path.read_bytes()[:4096]):
-            st.error(str(exc), icon=":material/block:")
+            st.error(plain_markdown(str(exc)), icon=":material/block:")
             return None
         mapping = _mapping_form(upload, str(exc))
         if mapping is None:
@@ -151,7 +202,7 @@ def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping |
         try:
             parsed = read_export(upload.path, mapping)
         except UnreadableFile as again:
-            st.error(str(again), icon=":material/block:")
+            st.error(plain_markdown(str(again)), icon=":material/block:")
             return None
     if parsed is None:
         st.caption(
@@ -167,7 +218,8 @@ def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping |
         context.settings.default_currency,
     )
     pending = f", {preview.pending:,} pending (not landed)" if preview.pending else ""
-    st.caption(f"Detected **{preview.format}**: {preview.row_count:,} transactions{pending}.")
+    detected = plain_markdown(preview.format)
+    st.caption(f"Detected **{detected}**: {preview.row_count:,} transactions{pending}.")
     _missing_form(upload, preview.assumed)
     if preview.problems:
         count = len(preview.problems)
@@ -177,56 +229,59 @@ def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping |
     return mapping
 
 
-class _ProgressBar:
-    """One bar over all files: each file is one unit of work."""
-
-    def __init__(self, bar: DeltaGenerator, units: int) -> None:
-        self._bar = bar
-        self._units = max(units, 1)
-        self.finished_units = 0
-
-    def __call__(self, done: int, total: int, label: str) -> None:
-        within = done / total if total else 1.0
-        fraction = min((self.finished_units + within) / self._units, 1.0)
-        self._bar.progress(fraction, text=f"Ingesting {label}: {done:,} of {total:,}…")
+def _job_key(context: AppContext) -> JobKey:
+    return (context.fingerprint, context.user_id)
 
 
-def _ingest(
-    context: AppContext,
-    uploads: list[_Upload],
-    mappings: dict[str, bank_csv.ColumnMapping | None],
-) -> IngestOutcome:
-    outcome = IngestOutcome()
-    bar = _ProgressBar(st.progress(0.0, text="Starting…"), len(uploads))
-    pipeline = context.pipeline
+def _work(context: AppContext) -> IngestWork:
+    """How the job lands each file: into this user's data, as the CLI would."""
+    pipeline, settings = context.pipeline, context.settings
+    store, fallback = context.store, category_fallback(settings)
+
+    def land(upload: FileToIngest, progress: Progress) -> IngestReport:
+        return ingest_file(
+            pipeline.backend,
+            upload.path,
+            context.user_id,
+            pipeline.embedder,
+            store,
+            upload.defaults,
+            settings.default_currency,
+            progress,
+            upload.mapping,
+            fallback,
+        )
+
+    return land
+
+
+def _start(context: AppContext, uploads: list[_Upload], mappings: Mappings) -> None:
+    files = [FileToIngest(u.name, u.path, _defaults(u), mappings.get(u.key)) for u in uploads]
     try:
-        for upload in uploads:
-            outcome.reports.append(
-                ingest_file(
-                    pipeline.backend,
-                    upload.path,
-                    context.user_id,
-                    pipeline.embedder,
-                    context.store,
-                    _defaults(upload),
-                    context.settings.default_currency,
-                    bar,
-                    mappings.get(upload.key),
-                    category_fallback(context.settings),
-                )
-            )
-            bar.finished_units += 1
-    except Exception as exc:
-        log.exception("ingesting uploads failed")
-        outcome.failure = f"{type(exc).__name__}: {exc}"
-    data_changed(context)
-    return outcome
+        JOBS.start(_job_key(context), files, _work(context), lambda: data_changed(context))
+    except JobRunning:
+        st.warning(
+            "An import of yours is still running: wait for its report, then press Ingest again.",
+            icon=":material/hourglass_top:",
+        )
 
 
-def _show_outcome(outcome: IngestOutcome) -> None:
+@st.fragment(run_every=POLL_S)
+def _progress(key: JobKey) -> None:
+    """The running import's bar, redrawn every ``POLL_S``; the whole page reruns once it is
+    done, so the report replaces the bar and the polling stops."""
+    job = JOBS.get(key)
+    view = job.view() if job is not None else None
+    if view is None or view.finished:
+        st.rerun()
+    st.progress(view.fraction, text=plain_markdown(view.label))
+    st.caption("You can leave this page: the import goes on, and its report waits here.")
+
+
+def _show_outcome(outcome: JobView) -> None:
     st.subheader("Report", anchor=False)
     if outcome.failure:
-        st.error(f"Ingestion stopped: {outcome.failure}", icon=":material/error:")
+        st.error(plain_markdown(outcome.failure), icon=":material/error:")
     reports = outcome.reports
     landed, present, pending, problems_count = st.columns(4)
     landed.metric("Landed", f"{sum(r.indexed for r in reports):,}", border=True)
@@ -257,7 +312,7 @@ def _show_outcome(outcome: IngestOutcome) -> None:
     problems = [p for r in outcome.reports for p in r.problems]
     assumed = [f"{r.source}: {note}" for r in outcome.reports for note in r.assumed]
     for note in assumed:
-        st.caption(f"Assumed — {note}")
+        st.caption(f"Assumed — {plain_markdown(note)}")
     if problems:
         st.markdown("**Rows and pages that were not ingested**")
         st.dataframe(
@@ -277,9 +332,27 @@ def _show_outcome(outcome: IngestOutcome) -> None:
         )
 
 
+def _previews(context: AppContext, uploads: list[_Upload]) -> Mappings:
+    """Each file's card; the column mappings chosen on them."""
+    mappings: Mappings = {}
+    for upload in uploads:
+        with st.container(border=True):
+            try:
+                mappings[upload.key] = _file_card(context, upload)
+            except Exception as exc:
+                show_fault(
+                    f"{upload.name} cannot be previewed",
+                    exc,
+                    "Remove it and upload it again; if that fails too, ingest it with "
+                    "`finsync ingest`.",
+                )
+    return mappings
+
+
 def ingest_page() -> None:
     context = app_context()
     engine_panel(context)
+    settings = context.settings
     st.title("Ingest", anchor=False)
     st.caption(
         "Add bank exports and statements. Uploading the same file again adds nothing; bad rows "
@@ -292,20 +365,31 @@ def ingest_page() -> None:
         type=UPLOAD_TYPES,
         accept_multiple_files=True,
         key="uploads",
+        help=f"Files of up to {settings.max_upload_mb} MB; PDFs of up to "
+        f"{settings.max_upload_pages:,} pages.",
     )
-    uploads = [_save(f) for f in files or []]
-    mappings: dict[str, bank_csv.ColumnMapping | None] = {}
-    for upload in uploads:
-        with st.container(border=True):
-            try:
-                mappings[upload.key] = _file_card(context, upload)
-            except Exception as exc:
-                log.exception("previewing %s failed", upload.name)
-                st.error(f"Cannot preview {upload.name}: {exc}", icon=":material/error:")
+    uploads = _accepted(files or [], settings)
+    mappings = _previews(context, uploads)
+    key = _job_key(context)
+    job = JOBS.get(key)
+    view = job.view() if job is not None else None
+    running = view is not None and not view.finished
     count = len(uploads)
     label = f"Ingest {count} file{'s' if count != 1 else ''}" if count else "Ingest"
-    if st.button(label, type="primary", disabled=not uploads, icon=":material/upload:"):
-        st.session_state[_OUTCOME] = _ingest(context, uploads, mappings)
-    outcome: IngestOutcome | None = st.session_state.get(_OUTCOME)
-    if outcome is not None:
-        _show_outcome(outcome)
+    if st.button(label, type="primary", disabled=not uploads or running, icon=":material/upload:"):
+        _start(context, uploads, mappings)
+        job = JOBS.get(key)
+        view = job.view() if job is not None else None
+    if view is None:
+        return
+    if not view.finished:
+        _progress(key)
+        return
+    _show_outcome(view)
+    st.button(
+        "Clear the report",
+        icon=":material/close:",
+        key="ingest-dismiss",
+        on_click=JOBS.dismiss,
+        args=(key,),
+    )

@@ -13,7 +13,9 @@ from elastic.ingest.landing import forget
 from elastic.masking import mask_account
 from elastic.results import ListingResult, Vocabulary
 from llm.intent_plan import Direction, Intent, IntentPlan, SortOrder
+from ui.answer_text import plain_markdown
 from ui.context import AppContext, app_context, data_changed
+from ui.faults import show_fault
 from ui.sidebar import account_names, engine_panel, load_vocabulary
 from ui.source_viewer import statement_dialog
 from ui.tables import transactions_table
@@ -72,7 +74,7 @@ def _statements_tab(context: AppContext) -> None:
     chosen = statements[rows[0]] if rows and rows[0] < len(statements) else statements[0]
     with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
         page = st.number_input(
-            f"Page of {chosen.account_name}, {chosen.statement_from:%b %Y}",
+            f"Page of {plain_markdown(chosen.account_name)}, {chosen.statement_from:%b %Y}",
             min_value=1,
             max_value=max(chosen.pages, 1),
             value=1,
@@ -194,7 +196,8 @@ def _category_correction(context: AppContext, vocabulary: Vocabulary) -> None:
             changed = context.pipeline.correct_category(context.user_id, merchant, category)
             data_changed(context)
             st.success(
-                f"{changed:,} rows of {merchant} are now {category}; later imports follow.",
+                f"{changed:,} rows of {plain_markdown(merchant)} are now "
+                f"{plain_markdown(category)}; later imports follow.",
                 icon=":material/check_circle:",
             )
         elif submitted:
@@ -218,7 +221,8 @@ def _forget_panel(context: AppContext) -> None:
             if st.button("Forget this file", key="forget-one"):
                 deleted = forget(backend, context.store, context.user_id, [chosen])
                 data_changed(context)
-                st.success(f"Forgot {deleted:,} stored documents of {labels.get(chosen, chosen)}.")
+                forgotten = plain_markdown(labels.get(chosen, chosen))
+                st.success(f"Forgot {deleted:,} stored documents of {forgotten}.")
         sure = st.checkbox("I want to delete all my data", key="forget-all-sure")
         if st.button("Forget all my data", type="primary", disabled=not sure, key="forget-all"):
             deleted = forget(backend, context.store, context.user_id)
@@ -239,5 +243,4 @@ def sources_page() -> None:
         with transactions_tab:
             _transactions_tab(context)
     except Exception as exc:
-        log.exception("browsing sources failed")
-        st.error(f"The backend did not answer ({exc}).", icon=":material/cloud_off:")
+        show_fault("Your sources could not be shown", exc, "Try again in a moment.")
