@@ -6,14 +6,17 @@ import streamlit as st
 
 from elastic.masking import mask_logs
 from ui.auth import account_menu, sign_in_page, signed_in
+from ui.csp import content_security_policy
 from ui.pages.chat_page import chat_page
 from ui.pages.ingest_page import ingest_page
 from ui.pages.sources_page import sources_page
 from ui.styles import apply_styles
 
 mask_logs()
-st.set_page_config(page_title="FinSync Chat", page_icon=":material/account_balance:", layout="wide")
+# An emoji icon is drawn in the page; a Material icon would be fetched from fonts.gstatic.com.
+st.set_page_config(page_title="FinSync Chat", page_icon="🏦", layout="wide")
 apply_styles()
+content_security_policy()
 
 if signed_in():
     account_menu()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Collection
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -43,13 +44,17 @@ def split_chunks(body: str, limit: int = CHUNK_CHARS) -> list[str]:
     return chunks
 
 
-def page_texts(path: Path) -> list[tuple[int, str | None, str | None]]:
-    """Yield ``(page_number, text, error)`` for every page; an unreadable page has an error."""
+def page_texts(
+    path: Path, numbers: Collection[int] | None = None
+) -> list[tuple[int, str | None, str | None]]:
+    """``(page_number, text, error)`` for every page, or only for the page ``numbers`` given;
+    an unreadable page has an error."""
     pages: list[tuple[int, str | None, str | None]] = []
     with PDFIUM_LOCK:
         document = pdfium.PdfDocument(path)
         try:
-            for index in range(len(document)):
+            wanted = range(len(document)) if numbers is None else sorted(n - 1 for n in numbers)
+            for index in wanted:
                 try:
                     text = document[index].get_textpage().get_text_bounded()
                 except pdfium.PdfiumError as exc:

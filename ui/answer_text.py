@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from llm.answer import Citation
 
@@ -31,12 +31,33 @@ def parse_citation_ref(value: object) -> tuple[int, int] | None:
     return int(turn), int(n)
 
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$>])")
+# Every ASCII punctuation character: CommonMark lets each be backslash-escaped, and every
+# markdown, GFM and Streamlit construct (emphasis, headings, lists, tables, links, images,
+# autolinks, HTML, math, ``:color[…]`` directives) starts with or needs one of them.
+_ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+# GFM also links bare URLs, "www." names and email addresses by matching the text itself after
+# escapes are read, so no escape stops it; an invisible word joiner inside "://", after "www"
+# and after "@" does.
+_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<=\bwww)(?=\.)|(?<=@)", re.IGNORECASE)
+_WORD_JOINER = "\u2060"
+
+
+def _unlinked(text: str) -> str:
+    return _AUTOLINK.sub(_WORD_JOINER, text)
 
 
 def plain_markdown(text: str) -> str:
-    """Text someone typed, shown exactly as typed: no markup, emphasis, math or HTML."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+    """Text from a file or a person, for anywhere Streamlit reads markdown (``st.markdown``,
+    captions, alerts, widget and button labels): shown exactly as written, with nothing in it
+    taken as markup, a link, an image, math or HTML."""
+    return _ASCII_PUNCTUATION.sub(r"\\\1", _unlinked(text))
+
+
+def plain_figure_text(text: str) -> str:
+    """Text from a file for a plotly figure (titles, axis and legend labels, hover text): plotly
+    reads a subset of HTML there (``<a href>``, ``<b>``, ``<br>``), so ``<``, ``>`` and ``&`` are
+    written as entities, which it shows as the characters."""
+    return html.escape(text, quote=False)
 
 
 def literal_symbols(text: str) -> str:
@@ -45,11 +66,22 @@ def literal_symbols(text: str) -> str:
     return _MASK.sub(r"\\*\\*\\*", text).replace("$", "\\$")
 
 
+def _without_links(markdown: str, markers: Sequence[int]) -> str:
+    """``markdown`` in which nothing can become a link or an image: every ``[`` escaped except
+    those of the citation markers ``markers`` (they become chips), and bare URLs, "www." names
+    and email addresses broken up. Emphasis and tables still work."""
+    known = "|".join(str(n) for n in markers)
+    opening = rf"\[(?!(?:{known})\])" if known else r"\["
+    return _unlinked(re.sub(opening, r"\\[", markdown))
+
+
 def link_citations(text: str, turn: int, citations: Sequence[Citation]) -> str:
-    """Markdown with HTML escaped and each known ``[N]`` turned into a clickable chip.
+    """Markdown with HTML escaped, links and images made inert, and each known ``[N]`` turned
+    into a clickable chip.
 
     The result is meant for ``st.markdown(..., unsafe_allow_html=True)``: escaping first means
-    nothing from a document or a model can inject markup; only the chips are HTML.
+    nothing from a document or a model can inject markup or reach outside the app; only the
+    chips are HTML.
     """
     sources = {c.n: c for c in citations}
 
@@ -65,7 +97,27 @@ def link_citations(text: str, turn: int, citations: Sequence[Citation]) -> str:
             f"{citation.n}</span>"
         )
 
-    return _MARKER.sub(chip, literal_symbols(html.escape(text, quote=False)))
+    return _MARKER.sub(chip, _inert(text, list(sources)))
+
+
+def inert_stream(pieces: Iterable[str]) -> Iterator[str]:
+    """Streamed model text for ``st.write_stream``, made as inert as ``link_citations`` makes a
+    whole answer (no HTML, link or image; ``$`` and masks literal; markers stay ``[N]`` until the
+    answer is shown whole). Text is held back to its last whitespace, so that a URL or a mask
+    split between pieces is still recognised."""
+    held = ""
+    for piece in pieces:
+        held += piece
+        cut = max(held.rfind(" "), held.rfind("\n")) + 1
+        if cut:
+            yield _inert(held[:cut])
+            held = held[cut:]
+    if held:
+        yield _inert(held)
+
+
+def _inert(text: str, markers: Sequence[int] = ()) -> str:
+    return _without_links(literal_symbols(html.escape(text, quote=False)), markers)
 
 
 def without_tables(text: str) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from llm.answer import Citation
-from ui.answer_text import CITE_ATTRIBUTE, literal_symbols, parse_citation_ref
+from ui.answer_text import CITE_ATTRIBUTE, parse_citation_ref, plain_markdown
 
 _REQUESTED = "citation_requested"
 
@@ -45,8 +45,9 @@ def _request(turn: int, n: int) -> None:
 
 
 def _label(citation: Citation) -> str:
+    """A button label (Streamlit reads markdown there): the source names a bank and account."""
     page = f", page {citation.page}" if citation.page else ""
-    return literal_symbols(f"[{citation.n}] {citation.source}{page}")
+    return plain_markdown(f"[{citation.n}] {citation.source}{page}")
 
 
 def citation_list(turn: int, citations: Sequence[Citation]) -> None:

@@ -16,7 +16,7 @@ import re
 import tomllib
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
@@ -296,7 +296,7 @@ def read(path: Path, mapping: ColumnMapping | None = None) -> ParsedFile:
     dates = _DateReader(chosen.date, chosen.date_formats, chosen.day_first)
     _fill_file_values(parsed, layout, chosen, dates)
     rows = _RowReader(chosen, header.names, layout.encoding, _config(), dates)
-    for line, cells in _data_records(path, layout):
+    for line, cells in _data_records(path, layout, rows.reads):
         try:
             if isinstance(cells, csv.Error):
                 raise ValueError(str(cells))
@@ -566,19 +566,85 @@ def _decode_head(head: bytes) -> str:
         return head.decode("cp1252", errors="replace")
 
 
-def _records(lines: Iterable[str], delimiter: str, quote: str = '"') -> Iterator[_Record]:
-    """CSV records with the physical line each starts on; a malformed one yields its error."""
-    reader = csv.reader(lines, delimiter=delimiter, quotechar=quote)
-    start = 1
+class _Lines:
+    """The lines a csv reader is given, remembering those of the current record; lines handed
+    back with ``again`` are given once more before the rest."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = iter(lines)
+        self._again: list[str] = []
+        self.taken: list[str] = []
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        line = self._again.pop() if self._again else next(self._lines)
+        self.taken.append(line)
+        return line
+
+    def again(self, lines: Sequence[str]) -> None:
+        self._again.extend(reversed(lines))
+
+
+def _records(
+    lines: Iterable[str],
+    delimiter: str,
+    quote: str = '"',
+    reads: Callable[[list[str]], bool] | None = None,
+    checked_from: int = 0,
+) -> Iterator[_Record]:
+    """CSV records with the physical line each starts on; a malformed one yields its error.
+
+    With ``reads`` (whether cells read as a row), from record ``checked_from`` on: a quoted value
+    that runs over several lines is one value only when its record reads and none of the lines
+    it took in reads by itself. Otherwise its quote was never closed: the line it opens on yields
+    the error, and the lines it took in are read again on their own, so a stray quote costs one
+    row instead of the rest of the file.
+    """
+    source = _Lines(lines)
+    reader = csv.reader(source, delimiter=delimiter, quotechar=quote)
+    start, number = 1, 0
     while True:
+        source.taken = []
         try:
             record: list[str] | csv.Error = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
             record = exc
+        taken = source.taken
+        checked = number >= checked_from and len(taken) > 1
+        if reads and checked and not _one_record(record, taken[1:], delimiter, quote, reads):
+            end = start + len(taken) - 1
+            record = csv.Error(
+                f"a quote opened on this line is never closed (it ran on to line {end}); "
+                f"lines {start + 1}–{end} were read again on their own"
+            )
+            source.again(taken[1:])
+            taken = taken[:1]
         yield start, record
-        start = reader.line_num + 1
+        start, number = start + len(taken), number + 1
+
+
+def _one_record(
+    record: list[str] | csv.Error,
+    continued: Sequence[str],
+    delimiter: str,
+    quote: str,
+    reads: Callable[[list[str]], bool],
+) -> bool:
+    """Whether a record over several lines is one: it reads, and no line after its first does."""
+    if isinstance(record, csv.Error) or not reads(record):
+        return False
+    for line in continued:
+        try:
+            cells = next(csv.reader([line], delimiter=delimiter, quotechar=quote), [])
+        except csv.Error:
+            continue
+        if reads(cells):
+            return False
+    return True
 
 
 def _head_records(text: str, delimiter: str, quote: str = '"') -> list[tuple[int, list[str]]]:
@@ -764,11 +830,15 @@ def _period(text: str, keys: Iterable[str], dates: _DateReader) -> tuple[date, d
     return None
 
 
-def _data_records(path: Path, layout: _Layout) -> Iterator[_Record]:
-    """The records below the header, skipping blank ones, read lazily."""
+def _data_records(
+    path: Path, layout: _Layout, reads: Callable[[list[str]], bool] | None = None
+) -> Iterator[_Record]:
+    """The records below the header, skipping blank ones, read lazily; ``reads`` as for
+    ``_records``."""
+    skip = layout.header.skip
     with path.open(encoding=layout.encoding, errors="replace", newline="") as handle:
-        records = _records(handle, layout.header.delimiter, layout.header.quote)
-        for line, cells in islice(records, layout.header.skip, None):
+        records = _records(handle, layout.header.delimiter, layout.header.quote, reads, skip)
+        for line, cells in islice(records, skip, None):
             if isinstance(cells, csv.Error) or any(c.strip() for c in cells):
                 yield line, cells
 
@@ -980,6 +1050,8 @@ class _RowReader:
         self._present = [(role, i) for role, i in self._at.items() if i is not None]
         self._blank = dict.fromkeys(self._at, "")
         self._description = [i for i in map(at, mapping.description) if i is not None]
+        # A row must reach every column the mapping reads; a shorter one lost values or moved.
+        self._reach = 1 + max([i for _, i in self._present] + self._description, default=0)
         self._dates = dates
         self._numbers = _NumberReader(mapping.decimal or ".", mapping.thousands)
         self._pending = {v.casefold() for v in mapping.pending_values or config.pending}
@@ -990,10 +1062,20 @@ class _RowReader:
             **dict.fromkeys(mapping.closing_balance_types, "closing_balance"),
         }
 
+    def reads(self, cells: list[str]) -> bool:
+        """Whether ``cells`` read as a row (or a balance or summary line)."""
+        try:
+            self.read(0, cells)
+        except ValueError:
+            return False
+        return True
+
     def read(self, line: int, cells: list[str]) -> list[ParsedRow | BalanceFact]:
         """Raises ValueError with the reason when the record cannot be read."""
         if len(cells) > self._width and any(c.strip() for c in cells[self._width :]):
             raise ValueError("more values than columns")
+        if len(cells) < self._reach:
+            raise ValueError(f"fewer values than columns ({len(cells)} of {self._width})")
         if "\ufffd" in "\t".join(cells):
             raise ValueError(f"text is not valid {self._encoding}")
         m = self._m

@@ -131,6 +131,7 @@ class _Cleaner:
         self._source = source
         self._categoriser = Categoriser(fallback)
         self._occurrences: Counter[tuple[object, ...]] = Counter()
+        self._given_ids: dict[str, str] = {}  # a file's own transaction_id → where it is first
 
     def _merchant(self, row: ParsedRow, description: str) -> tuple[str, bool]:
         """The merchant, and whether it was inferred from the descriptor."""
@@ -164,12 +165,17 @@ class _Cleaner:
         flags = self._defaults
         account_no = flags.account_no or row.account_no or self._account.account_no
         account_name = flags.account_name or row.account_name or self._account.account_name
+        tx_id = row.transaction_id if self._parsed.format == PROJECT_CSV else None
+        if tx_id is not None:
+            # Stored as given, a second row with the id would pass for already present.
+            first = self._given_ids.setdefault(tx_id, row.location)
+            if first != row.location:
+                raise ValueError(f"transaction_id {tx_id!r} is already used on {first}")
         merchant, merchant_inferred = self._merchant(row, description)
         category, category_inferred = self._category(row, merchant, description)
         cents = int(row.amount * 100)
         key = (account_no or account_name, row.date.isoformat(), cents, currency)
         self._occurrences[key] += 1
-        tx_id = row.transaction_id if self._parsed.format == PROJECT_CSV else None
         return Transaction(
             transaction_id=tx_id or content_id(*key, self._occurrences[key]),
             date=row.date,

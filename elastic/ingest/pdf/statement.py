@@ -13,7 +13,7 @@ from pathlib import Path
 from elastic.ingest.parsed import ParsedFile, assume_account_name, assume_bank
 from elastic.ingest.pdf.facts import PdfFact, read_facts
 from elastic.ingest.pdf.metadata import read_metadata
-from elastic.ingest.pdf.page_reader import read_pages
+from elastic.ingest.pdf.page_reader import MAX_PAGES, read_pages
 from elastic.ingest.pdf.page_words import PageText
 from elastic.ingest.pdf.tables import read_transactions
 from elastic.masking import mask_account
@@ -112,7 +112,9 @@ def read_statement(
         problems=problems,
         assumed=assumed,
     )
-    layer = {n: text for n, text, _ in page_texts(path)} if any(not p.ocr for p in pages) else {}
+    # The text layer of the pages read (not OCR'd), never of pages beyond MAX_PAGES.
+    layered = [p.number for p in pages if not p.ocr and p.number <= MAX_PAGES]
+    layer = {n: text for n, text, _ in page_texts(path, layered)} if layered else {}
     for page in pages:
         text = _page_text(page, layer)
         if text and body_text(text, bank):
@@ -130,7 +132,8 @@ def read_statement(
             currency=currency,
             period=period,
         )
-    elif table.rows or table.reason:
+    elif (table.rows or table.reason) and statement.chunks:
+        # A statement without any text has its pages' problems to say why; nothing to add.
         reason = table.reason or "the table rows do not reconcile with the stated balances"
         statement.problems.append(
             IngestProblem(
