@@ -7,9 +7,10 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
 from elastic.records import StatementFact, Transaction
-from llm.intent_plan import Direction, Interval, Metric
+from llm.intent_plan import CompareSide, Direction, IntentPlan, Interval, Metric
 
 CENT = Decimal("0.01")
+TENTH = Decimal("0.1")
 
 
 def cents_to_amount(cents: int) -> Decimal:
@@ -33,6 +34,10 @@ class AggregateResult:
     groups: list[Group] = field(default_factory=list)
     # Set when the rows span several currencies: one result per currency, never added up.
     by_currency: list[AggregateResult] = field(default_factory=list)
+    # The smallest or largest spend or income: the transaction with that amount.
+    extreme: Transaction | None = None
+    # An average per interval (``IntentPlan.per``): how many intervals the total was divided by.
+    periods: int | None = None
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,13 @@ class Bucket:
     period: date
     value: Decimal
     count: int
+
+    def shown(self, metric: Metric) -> Decimal | None:
+        """The value to show: an empty bucket has no average, smallest or largest (``None``),
+        while its sum and count are 0."""
+        if self.count == 0 and metric in (Metric.avg, Metric.min, Metric.max):
+            return None
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -50,6 +62,66 @@ class TrendResult:
     series: list[Bucket]
     splits: dict[str, list[Bucket]] = field(default_factory=dict)
     by_currency: list[TrendResult] = field(default_factory=list)
+
+
+def average_per_interval(trend: TrendResult) -> AggregateResult:
+    """The average per calendar interval: the total of every bucket of the period, empty ones
+    included, divided by the number of buckets; no value when the period has none."""
+    total = sum((bucket.value for bucket in trend.series), Decimal(0))
+    periods = len(trend.series)
+    value = (total / periods).quantize(CENT, ROUND_HALF_UP) if periods else None
+    count = sum(bucket.count for bucket in trend.series)
+    return AggregateResult(
+        Metric.avg, trend.direction, value, count, trend.currency, periods=periods
+    )
+
+
+@dataclass(frozen=True)
+class SideResult:
+    """One side of a comparison: what it changes, the plan it ran and its figure."""
+
+    side: CompareSide
+    plan: IntentPlan
+    result: AggregateResult
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """The same figure for each side of a comparison (periods in time order)."""
+
+    metric: Metric
+    direction: Direction
+    currency: str
+    sides: list[SideResult]
+    # Set when the sides span several currencies: one comparison per currency.
+    by_currency: list[CompareResult] = field(default_factory=list)
+
+    @property
+    def difference(self) -> Decimal | None:
+        """The last side's value minus the first's."""
+        if not self.sides:
+            return None
+        first, last = self.sides[0].result.value, self.sides[-1].result.value
+        return None if first is None or last is None else last - first
+
+    @property
+    def change_pct(self) -> Decimal | None:
+        """The difference in percent of the first side's value, to one decimal; none from 0."""
+        difference = self.difference
+        first = self.sides[0].result.value if self.sides else None
+        if difference is None or not first:
+            return None
+        return (100 * difference / abs(first)).quantize(TENTH, ROUND_HALF_UP)
+
+    @property
+    def largest(self) -> SideResult | None:
+        """The side with the highest value; none on a tie for highest or without values."""
+        valued = [s for s in self.sides if s.result.value is not None]
+        if not valued:
+            return None
+        top = max(s.result.value for s in valued if s.result.value is not None)
+        highest = [s for s in valued if s.result.value == top]
+        return highest[0] if len(highest) == 1 else None
 
 
 @dataclass(frozen=True)

@@ -7,16 +7,20 @@ from decimal import Decimal
 from typing import Any
 
 from elastic.masking import mask_account, mask_account_numbers
-from elastic.records import Box
+from elastic.records import Box, Transaction
 from elastic.results import (
     AggregateResult,
+    Bucket,
+    CompareResult,
     ListingResult,
+    SideResult,
     TextQAResult,
     TrendResult,
 )
-from llm.intent_plan import Intent, IntentPlan
+from llm.formatting import side_label
+from llm.intent_plan import Intent, IntentPlan, Metric
 
-Result = AggregateResult | TrendResult | ListingResult | TextQAResult
+Result = AggregateResult | TrendResult | ListingResult | TextQAResult | CompareResult
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ class Answer:
         return self.routed_plan or self.plan
 
     def data(self) -> dict[str, Any]:
-        return result_data(self.result)
+        return result_data(self.result, self.plan.metric)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -79,64 +83,110 @@ def _num(value: Decimal | None) -> float | None:
     return None if value is None else float(value)
 
 
-def result_data(result: Result | None) -> dict[str, Any]:
+def result_data(result: Result | None, metric: Metric = Metric.sum) -> dict[str, Any]:
     """The ``data`` object of the JSON answer (docs/ARCHITECTURE.md): the numbers, nothing else.
 
     A result spanning several currencies has ``currency: "mixed"``, no overall value, and
-    ``by_currency``: the same object once per currency.
+    ``by_currency``: the same object once per currency. A comparison is an aggregate with
+    ``compare``; its sides are also its ``groups``. An empty trend bucket of an average,
+    smallest or largest has no value (``null``), not 0.
     """
-    data = _result_data(result)
-    if isinstance(result, AggregateResult | TrendResult) and result.by_currency:
-        data["by_currency"] = [_result_data(part) for part in result.by_currency]
+    data = _result_data(result, metric)
+    if isinstance(result, AggregateResult | TrendResult | CompareResult) and result.by_currency:
+        data["by_currency"] = [_result_data(part, metric) for part in result.by_currency]
     return data
 
 
-def _result_data(result: Result | None) -> dict[str, Any]:
-    if isinstance(result, AggregateResult):
-        return {
+def _row(row: Transaction) -> dict[str, Any]:
+    return {
+        "transaction_id": row.transaction_id,
+        "date": row.date.isoformat(),
+        "description": mask_account_numbers(row.description, [row.account_no]),
+        "amount": float(row.amount),
+        "currency": row.currency,
+        "category": row.category,
+        "merchant": row.merchant,
+        "account_no": mask_account(row.account_no),
+    }
+
+
+def _aggregate_data(result: AggregateResult) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "metric": result.metric.value,
+        "value": _num(result.value),
+        "count": result.count,
+        "currency": result.currency,
+        "groups": [{"key": g.key, "value": _num(g.value), "count": g.count} for g in result.groups],
+    }
+    if result.extreme is not None:
+        data["transaction"] = _row(result.extreme)
+    if result.periods is not None:
+        data["periods"] = result.periods
+    return data
+
+
+def _side_data(side: SideResult) -> dict[str, Any]:
+    plan, figure = side.plan, side.result
+    data: dict[str, Any] = {
+        "label": side_label(side.side),
+        "date_from": plan.date_from and plan.date_from.isoformat(),
+        "date_to": plan.date_to and plan.date_to.isoformat(),
+        "accounts": plan.accounts,
+        "categories": plan.categories,
+        "merchants": plan.merchants,
+        "value": _num(figure.value),
+        "count": figure.count,
+    }
+    full = _aggregate_data(figure)
+    data.update({key: full[key] for key in ("transaction", "periods") if key in full})
+    return data
+
+
+def _compare_data(result: CompareResult) -> dict[str, Any]:
+    sides = [_side_data(side) for side in result.sides]
+    largest = result.largest
+    return {
+        "metric": result.metric.value,
+        "value": None,
+        "count": sum(side.result.count for side in result.sides),
+        "currency": result.currency,
+        "groups": [{"key": s["label"], "value": s["value"], "count": s["count"]} for s in sides],
+        "compare": {
             "metric": result.metric.value,
-            "value": _num(result.value),
-            "count": result.count,
             "currency": result.currency,
-            "groups": [
-                {"key": g.key, "value": _num(g.value), "count": g.count} for g in result.groups
-            ],
-        }
+            "sides": sides,
+            "difference": _num(result.difference),
+            "change_pct": _num(result.change_pct),
+            "largest": largest and side_label(largest.side),
+        },
+    }
+
+
+def _buckets(buckets: list[Bucket], metric: Metric) -> list[dict[str, Any]]:
+    return [
+        {"period": b.period.isoformat(), "value": _num(b.shown(metric)), "count": b.count}
+        for b in buckets
+    ]
+
+
+def _result_data(result: Result | None, metric: Metric) -> dict[str, Any]:
+    if isinstance(result, AggregateResult):
+        return _aggregate_data(result)
+    if isinstance(result, CompareResult):
+        return _compare_data(result)
     if isinstance(result, TrendResult):
         data: dict[str, Any] = {
             "interval": result.interval.value,
             "currency": result.currency,
-            "series": [
-                {"period": b.period.isoformat(), "value": _num(b.value), "count": b.count}
-                for b in result.series
-            ],
+            "series": _buckets(result.series, metric),
         }
         if result.splits:
             data["splits"] = {
-                key: [
-                    {"period": b.period.isoformat(), "value": _num(b.value), "count": b.count}
-                    for b in buckets
-                ]
-                for key, buckets in result.splits.items()
+                key: _buckets(buckets, metric) for key, buckets in result.splits.items()
             }
         return data
     if isinstance(result, ListingResult):
-        return {
-            "rows": [
-                {
-                    "transaction_id": r.transaction_id,
-                    "date": r.date.isoformat(),
-                    "description": mask_account_numbers(r.description, [r.account_no]),
-                    "amount": float(r.amount),
-                    "currency": r.currency,
-                    "category": r.category,
-                    "merchant": r.merchant,
-                    "account_no": mask_account(r.account_no),
-                }
-                for r in result.rows
-            ],
-            "total": result.total,
-        }
+        return {"rows": [_row(r) for r in result.rows], "total": result.total}
     if isinstance(result, TextQAResult):
         data = {
             "hits": [

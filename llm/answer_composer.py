@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -15,9 +16,11 @@ import numpy as np
 
 from elastic.masking import mask_account, mask_account_numbers
 from elastic.pdf_reader import body_text
-from elastic.records import StatementFact
+from elastic.records import StatementFact, Transaction
 from elastic.results import (
     AggregateResult,
+    Bucket,
+    CompareResult,
     ListingResult,
     StatementHit,
     TextQAResult,
@@ -31,8 +34,10 @@ from llm.formatting import (
     METRIC_WORD,
     bucket_label,
     day_label,
+    figure_noun,
     money,
     plural,
+    side_label,
 )
 from llm.intent_plan import Direction, Intent, IntentPlan, Metric, SortOrder
 
@@ -52,6 +57,8 @@ MAX_TABLE_ROWS = 25
 
 
 def describe_period(plan: IntentPlan) -> str:
+    if plan.date_from and plan.date_from == plan.date_to:
+        return f"on {day_label(plan.date_from)}"
     if plan.date_from and plan.date_to:
         return f"from {day_label(plan.date_from)} to {day_label(plan.date_to)}"
     if plan.date_from:
@@ -71,10 +78,13 @@ def describe_filters(plan: IntentPlan) -> str:
         parts.append("in " + ", ".join(plan.accounts))
     if plan.currency:
         parts.append(f"in {plan.currency}")
-    if plan.min_amount is not None:
-        parts.append(f"of at least {money(plan.min_amount)}")
-    if plan.max_amount is not None:
-        parts.append(f"of at most {money(plan.max_amount)}")
+    if plan.min_amount is not None and plan.min_amount == plan.max_amount:
+        parts.append(f"of {money(plan.min_amount)}")
+    else:
+        if plan.min_amount is not None:
+            parts.append(f"of at least {money(plan.min_amount)}")
+        if plan.max_amount is not None:
+            parts.append(f"of at most {money(plan.max_amount)}")
     if plan.text and plan.intent is not Intent.text_qa:
         parts.append(f'matching "{plan.text}"')
     return " ".join(parts)
@@ -83,19 +93,44 @@ def describe_filters(plan: IntentPlan) -> str:
 def transactions_citation(n: int, plan: IntentPlan, count: int) -> Citation:
     """A citation that opens exactly the rows behind a number."""
     rows_plan = plan.model_copy(
-        update={"intent": Intent.listing, "sort": SortOrder.newest, "limit": 100}
+        update={
+            "intent": Intent.listing,
+            "sort": SortOrder.newest,
+            "limit": 100,
+            "per": None,
+            "top": None,
+            "compare": [],
+        }
     )
-    scope = " ".join(x for x in (describe_filters(plan), describe_period(plan)) if x)
     return Citation(
         n=n,
         kind="transactions",
-        source=f"{plural(count, 'transaction')} {scope}".strip(),
+        source=f"{plural(count, 'transaction')} {_scope(plan)}".strip(),
         rows_plan=rows_plan,
     )
 
 
+def row_citation(n: int, plan: IntentPlan, row: Transaction) -> Citation:
+    """A citation that opens one transaction: the plan's rows of its day and amount."""
+    exact = plan.model_copy(
+        update={
+            "date_from": row.date,
+            "date_to": row.date,
+            "min_amount": abs(row.amount),
+            "max_amount": abs(row.amount),
+        }
+    )
+    citation = transactions_citation(n, exact, 1)
+    source = f"{plain(row.merchant or row.description)}, {day_label(row.date)}, "
+    return replace(citation, source=source + money(row.amount, row.currency))
+
+
+def _scope(plan: IntentPlan) -> str:
+    return " ".join(x for x in (describe_filters(plan), describe_period(plan)) if x)
+
+
 def _sentence(plan: IntentPlan, result: AggregateResult) -> str:
-    scope = " ".join(x for x in (describe_filters(plan), describe_period(plan)) if x)
+    scope = _scope(plan)
     value = result.value
     if result.metric is Metric.count:
         noun = {Direction.out: "purchases", Direction.in_: "deposits"}.get(
@@ -113,10 +148,14 @@ def _sentence(plan: IntentPlan, result: AggregateResult) -> str:
             Direction.any: "The transactions total",
         }[plan.direction]
         return f"{verb} **{amount}** {scope} ({plural(result.count, 'transaction')})"
-    label = METRIC_WORD[result.metric]
     noun = DIRECTION_NOUN[plan.direction]
+    if plan.per and result.periods:
+        return (
+            f"Your {noun} {scope} averaged **{amount}** per {plan.per.value}, over "
+            f"{plural(result.periods, plan.per.value)} ({plural(result.count, 'transaction')})"
+        )
     return (
-        f"The {label} {noun} transaction {scope} was **{amount}** "
+        f"The {METRIC_WORD[result.metric]} {noun} transaction {scope} was **{amount}** "
         f"(over {plural(result.count, 'transaction')})"
     )
 
@@ -124,9 +163,21 @@ def _sentence(plan: IntentPlan, result: AggregateResult) -> str:
 Composed = tuple[str, list[Citation]]
 
 
+def _extreme(plan: IntentPlan, result: AggregateResult, row: Transaction, n: int) -> Composed:
+    """The smallest or largest transaction itself, cited alone, and the rows it came from."""
+    text = (
+        f"The {METRIC_WORD[result.metric]} {DIRECTION_NOUN[plan.direction]} transaction "
+        f"{_scope(plan)} was **{money(result.value, result.currency)}**: "
+        f"{plain(row.description, row.account_no)} on {day_label(row.date)} "
+        f"({plain(row.account_name)} {mask_account(row.account_no)}) [{n}], "
+        f"the {METRIC_WORD[result.metric]} of {plural(result.count, 'transaction')} [{n + 1}]."
+    )
+    return text, [row_citation(n, plan, row), transactions_citation(n + 1, plan, result.count)]
+
+
 def _per_currency(
     plan: IntentPlan,
-    parts: list[AggregateResult] | list[TrendResult],
+    parts: list[AggregateResult] | list[TrendResult] | list[CompareResult],
     compose_one: Callable[[IntentPlan, Any, int], Composed],
 ) -> Composed:
     """One answer per currency, each with its own citation: amounts are never added across."""
@@ -136,8 +187,9 @@ def _per_currency(
         "amounts in different currencies are never added together."
     ]
     citations: list[Citation] = []
-    for n, part in enumerate(parts, start=1):
-        text, cited = compose_one(plan.model_copy(update={"currency": part.currency}), part, n)
+    for part in parts:
+        part_plan = plan.model_copy(update={"currency": part.currency})
+        text, cited = compose_one(part_plan, part, len(citations) + 1)
         texts.append(f"**{part.currency}:** {text}")
         citations.extend(cited)
     return "\n\n".join(texts), citations
@@ -146,8 +198,12 @@ def _per_currency(
 def compose_aggregate(plan: IntentPlan, result: AggregateResult, n: int = 1) -> Composed:
     if result.by_currency:
         return _per_currency(plan, result.by_currency, compose_aggregate)
+    if result.extreme is not None:
+        return _extreme(plan, result, result.extreme, n)
     citation = transactions_citation(n, plan, result.count)
     text = _sentence(plan, result) + f" [{n}]."
+    if result.groups and plan.top and plan.group_by:
+        text += f" The top {len(result.groups)} by {plan.group_by.value}:"
     if result.groups:
         header = plan.group_by.value.capitalize() if plan.group_by else "Group"
         lines = [
@@ -168,18 +224,24 @@ def compose_aggregate(plan: IntentPlan, result: AggregateResult, n: int = 1) -> 
     return text, [citation]
 
 
+def _has_value(plan: IntentPlan, bucket: Bucket) -> bool:
+    """An empty bucket has a total and a count (0) but no average, smallest or largest."""
+    return bucket.count > 0 or plan.metric in (Metric.sum, Metric.count)
+
+
 def compose_trend(plan: IntentPlan, result: TrendResult, n: int = 1) -> Composed:
     if result.by_currency:
         return _per_currency(plan, result.by_currency, compose_trend)
     count = sum(b.count for b in result.series)
     citation = transactions_citation(n, plan, count)
     noun = DIRECTION_NOUN[plan.direction]
-    scope = " ".join(x for x in (describe_filters(plan), describe_period(plan)) if x)
+    scope = _scope(plan)
     if not result.series or count == 0:
         return f"I found no {noun} {scope} [{n}].", [citation]
     interval = result.interval.value
-    high = max(result.series, key=lambda b: b.value)
-    low = min(result.series, key=lambda b: b.value)
+    valued = [b for b in result.series if _has_value(plan, b)]
+    high = max(valued, key=lambda b: b.value)
+    low = min(valued, key=lambda b: b.value)
 
     def shown(value: Decimal) -> str:
         return f"{int(value):,}" if plan.metric is Metric.count else money(value, result.currency)
@@ -194,17 +256,85 @@ def compose_trend(plan: IntentPlan, result: TrendResult, n: int = 1) -> Composed
         headline = f"**{plural(count, 'transaction')}** {span}"
     else:
         headline = f"the {METRIC_WORD[plan.metric]} transaction in each {interval}, {span}"
+    empty = len(result.series) - len(valued)
+    no_data = f"; no data for {plural(empty, interval)} without transactions" if empty else ""
     text = (
         f"{INTERVAL_ADVERB[result.interval]} {noun} {scope}: {headline}. "
         f"Highest: {bucket_label(high.period, interval)} ({shown(high.value)}); "
-        f"lowest: {bucket_label(low.period, interval)} ({shown(low.value)}) [{n}]."
+        f"lowest: {bucket_label(low.period, interval)} ({shown(low.value)}){no_data} [{n}]."
     )
     return text, [citation]
 
 
+def _shared_scope(plan: IntentPlan) -> str:
+    """What every side of a comparison shares: the filters no side replaces."""
+    sides = plan.compare
+    update: dict[str, object] = {
+        name: []
+        for name in ("accounts", "categories", "merchants")
+        if any(getattr(s, name) for s in sides)
+    }
+    if any(side.has_period for side in sides):
+        update |= {"date_from": None, "date_to": None}
+        return describe_filters(plan.model_copy(update=update))
+    return _scope(plan.model_copy(update=update))
+
+
+def compose_compare(plan: IntentPlan, result: CompareResult, n: int = 1) -> Composed:
+    """Each side's figure with its own citation, then which is larger, by how much and the
+    change in percent from the first side to the last."""
+    if result.by_currency:
+        return _per_currency(plan, result.by_currency, compose_compare)
+
+    def shown(value: Decimal | None) -> str:
+        if value is None:
+            return "no data"
+        if plan.metric is Metric.count:
+            return f"**{int(value):,}**"
+        return f"**{money(value, result.currency)}**"
+
+    labels = [side_label(side.side) for side in result.sides]
+    citations = [
+        transactions_citation(n + i, side.plan, side.result.count)
+        for i, side in enumerate(result.sides)
+    ]
+
+    def detail(figure: AggregateResult) -> str:
+        parts = [plural(figure.periods, plan.per.value)] if plan.per and figure.periods else []
+        if plan.metric is not Metric.count:
+            parts.append(plural(figure.count, "transaction"))
+        return f" ({', '.join(parts)})" if parts else ""
+
+    figures = "; ".join(
+        f"{label} {shown(side.result.value)}{detail(side.result)} [{citation.n}]"
+        for label, side, citation in zip(labels, result.sides, citations, strict=True)
+    )
+    scope = _shared_scope(plan)
+    text = f"{figure_noun(plan.metric, plan.direction, plan.per)} {scope}".strip() + f": {figures}."
+    difference, first, last = result.difference, labels[0], labels[-1]
+    if difference is None:
+        return f"{text} Without a figure for every side there is no difference.", citations
+    largest, pct = result.largest, result.change_pct
+    two = len(labels) == 2
+    if largest is None:
+        text += " They are the same." if two else " No single side is highest."
+    elif two:
+        text += f" {side_label(largest.side)} is higher by {shown(abs(difference))}."
+    else:
+        text += f" {side_label(largest.side)} is the highest."
+    periods = all(side.side.has_period for side in result.sides)
+    if difference and two and pct is not None:
+        change = f"From {first} to {last}" if periods else f"{last} vs {first}"
+        text += f" {change}: {pct:+}%."
+    elif difference and periods:  # several names have no first or last; periods do
+        text += f" From {first} to {last}: {'up' if difference > 0 else 'down'} "
+        text += shown(abs(difference)) + (f" ({pct:+}%)." if pct is not None else ".")
+    return text, citations
+
+
 def compose_listing(plan: IntentPlan, result: ListingResult) -> tuple[str, list[Citation]]:
     citation = transactions_citation(1, plan, result.total)
-    scope = " ".join(x for x in (describe_filters(plan), describe_period(plan)) if x)
+    scope = _scope(plan)
     if not result.rows:
         return f"I found no matching transactions {scope} [1].", [citation]
     order = {
@@ -265,8 +395,34 @@ def statement_citation(n: int, hit: StatementHit, passage: str) -> Citation:
     )
 
 
+# Text shaped as a chat turn or as an instruction to whoever reads it is never quoted as what a
+# statement says: a file can carry it to steer an answer (prompt injection).
+_DIALOGUE_TURN = re.compile(
+    r"^\W*(?:assistant|user|system|human|ai|bot|chatbot|model|developer|q|a)\s*:"
+    r"|\b(?:assistant|system|user|human)\s*:",
+    re.I,
+)
+_INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\s+(?:(?:all|any|the|your|of|previous|prior|"
+    r"above|earlier|preceding|other)\s+)*(?:instructions?|prompts?|rules|directions|context)\b"
+    r"|\byou\s+(?:must|should|shall|will|have\s+to|need\s+to)\s+"
+    r"(?:answer|respond|reply|say|tell|state|claim|ignore)\b"
+    r"|\b(?:respond|reply)\s+(?:only\s+)?(?:with|that|by)\b"
+    r"|\banswer\s+(?:only\s+)?with\b",
+    re.I,
+)
+
+
+def steers(sentence: str) -> bool:
+    """Whether a sentence is a dialogue turn ("Assistant: …") or an instruction ("ignore
+    previous instructions", "you must answer", "respond with")."""
+    return bool(_DIALOGUE_TURN.search(sentence) or _INSTRUCTION.search(sentence))
+
+
 def _best_passage(question: str, hit: StatementHit, embed: Embed | None) -> tuple[str, float]:
-    candidates = [s for s in sentences(body_text(hit.text, hit.bank_name)) if len(s) > 15]
+    candidates = [
+        s for s in sentences(body_text(hit.text, hit.bank_name)) if len(s) > 15 and not steers(s)
+    ]
     if not candidates:
         return hit.text.strip()[:300], 0.0
     if embed is not None:
@@ -378,6 +534,8 @@ def compose(
     """The deterministic answer text and its citations for any intent."""
     if isinstance(result, AggregateResult):
         return compose_aggregate(plan, result)
+    if isinstance(result, CompareResult):
+        return compose_compare(plan, result)
     if isinstance(result, TrendResult):
         return compose_trend(plan, result)
     if isinstance(result, ListingResult):

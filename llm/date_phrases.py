@@ -75,7 +75,11 @@ _AMBIGUOUS_MONTHS = frozenset({"may", "jan", "feb", "mar", "apr", "jun", "jul", 
 _AMBIGUOUS_MONTHS |= {"sept", "oct", "nov", "dec"}
 _MONTH_CONTEXT = re.compile(
     r"(?:\b(?:in|during|of|since|from|for|between|until|through|to|and|before|after|early|late|"
-    r"mid|last|this)\s+)$"
+    r"mid|last|this|or|vs\.?|versus|than|with|compare)\s+)$"
+)
+# ... or a comparison with another month follows: "sept compared with oct", "may vs june".
+_MONTH_COMPARED = re.compile(
+    rf"\s+(?:vs\.?|versus|compared (?:with|to)|or|than)\s+(?:in\s+)?{_MONTH}"
 )
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _ORDINALS |= {"1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
@@ -372,7 +376,8 @@ def _day(offset: int) -> _Resolver:
 def _point(match: re.Match[str], as_of: date) -> _Found:
     token = match.group("a")
     ambiguous = token.rstrip(".") in _AMBIGUOUS_MONTHS
-    if ambiguous and not _MONTH_CONTEXT.search(match.string[: match.start()]):
+    context = _MONTH_CONTEXT.search(match.string[: match.start()])
+    if ambiguous and not (context or _MONTH_COMPARED.match(match.string, match.end())):
         return None
     point = _point_at(match, "a", as_of)
     return (point.start, point.end) if isinstance(point, _Point) else point
@@ -485,6 +490,17 @@ def find_date_range(text: str, as_of: date) -> DateRange | DateProblem | None:
             if (found := resolve(match, as_of)) is not None:
                 return _settled(found, match.span(), as_of)
     return None
+
+
+def unit_before(start: date, unit: Interval) -> tuple[date, date]:
+    """The whole calendar unit before the one holding ``start``: "the month before"."""
+    first = shift(bucket_start(start, unit), unit, -1)
+    return first, shift(first, unit, 1) - timedelta(days=1)
+
+
+def year_earlier(start: date, end: date) -> tuple[date, date]:
+    """The same days a year earlier: "the same period last year" (Feb 29 becomes Feb 28)."""
+    return start - relativedelta(years=1), end - relativedelta(years=1)
 
 
 def warm_up() -> None:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import logging
 from datetime import date
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from google import genai
 from google.genai import types
 
 from elastic.results import Vocabulary
-from llm.intent_plan import IntentPlan
+from llm.intent_plan import CompareSide, IntentPlan
 from llm.pipeline import Router
 from llm.prompts import ROUTER_INSTRUCTION, router_prompt
 from llm.vertex_chat import DEFAULT_BACKOFF_S, request_options
@@ -66,7 +66,16 @@ def plan_schema() -> types.Schema:
 
 
 def conform(plan: IntentPlan, vocabulary: Vocabulary) -> IntentPlan:
-    """The plan with names spelled as indexed; ``ValueError`` for names the data does not have."""
+    """The plan, and each side of a comparison, with names spelled as indexed; ``ValueError``
+    for names the data does not have."""
+    sides = [_spelled(side, vocabulary) for side in plan.compare]
+    return _spelled(plan, vocabulary).model_copy(update={"compare": sides})
+
+
+Named = TypeVar("Named", IntentPlan, CompareSide)
+
+
+def _spelled(named: Named, vocabulary: Vocabulary) -> Named:
     known = {
         "accounts": [a.account_name for a in vocabulary.accounts],
         "categories": vocabulary.categories,
@@ -75,11 +84,11 @@ def conform(plan: IntentPlan, vocabulary: Vocabulary) -> IntentPlan:
     update: dict[str, list[str]] = {}
     for name, values in known.items():
         spelling = {value.casefold(): value for value in values}
-        asked: list[str] = getattr(plan, name)
+        asked: list[str] = getattr(named, name)
         if unknown := [value for value in asked if value.casefold() not in spelling]:
             raise ValueError(f"{name} not in the user's data: {unknown}")
         update[name] = [spelling[value.casefold()] for value in asked]
-    return plan.model_copy(update=update)
+    return named.model_copy(update=update)
 
 
 class GeminiRouter:

@@ -1,7 +1,8 @@
-"""Route a validated plan to the backend call for its intent. Routing only: no query logic."""
+"""Route a validated plan to the backend calls for its intent. Routing only: no query logic."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TypeVar
@@ -9,12 +10,21 @@ from typing import TypeVar
 import numpy as np
 
 from elastic.backend import SearchBackend
-from elastic.results import AggregateResult, TrendResult
+from elastic.results import (
+    AggregateResult,
+    CompareResult,
+    SideResult,
+    TrendResult,
+    average_per_interval,
+)
 from elastic.shaping import MIXED_CURRENCY
 from llm.answer import Result
-from llm.intent_plan import GroupBy, Intent, IntentPlan, Metric
+from llm.intent_plan import Direction, GroupBy, Intent, IntentPlan, Metric, SortOrder
 
 Numbers = TypeVar("Numbers", AggregateResult, TrendResult)
+# Spend and income are directed so that their smallest and largest values are the smallest
+# and largest amounts: the transaction behind one is the listing's first row by amount.
+_EXTREME_ORDER = {Metric.min: SortOrder.smallest, Metric.max: SortOrder.largest}
 
 
 def currencies_of(backend: SearchBackend, user_id: str, plan: IntentPlan) -> list[str]:
@@ -40,8 +50,55 @@ def _per_currency(
         for currency in currencies_of(backend, user_id, plan)
     ]
     if isinstance(result, AggregateResult):
-        return replace(result, value=None, groups=[], by_currency=parts)
+        return replace(result, value=None, groups=[], periods=None, by_currency=parts)
     return replace(result, series=[], splits={}, by_currency=parts)
+
+
+def _figure(backend: SearchBackend, user_id: str, plan: IntentPlan) -> AggregateResult:
+    """One aggregate: an average per interval from the trend of the period, or the backend's
+    aggregate with its top groups and the transaction behind a smallest or largest amount."""
+
+    def run(user: str, part: IntentPlan) -> AggregateResult:
+        if part.per:
+            totals = part.model_copy(
+                update={"intent": Intent.trend, "interval": part.per, "metric": Metric.sum}
+            )
+            return average_per_interval(backend.trend(user, totals))
+        result = backend.aggregate(user, part)
+        if result.currency == MIXED_CURRENCY:
+            return result
+        result = replace(result, groups=result.groups[: part.top])
+        order = _EXTREME_ORDER.get(part.metric)
+        directed = part.direction in (Direction.out, Direction.in_)
+        if order is None or not directed or part.group_by or not result.count:
+            return result
+        row = part.model_copy(update={"intent": Intent.listing, "sort": order, "limit": 1})
+        return replace(result, extreme=backend.listing(user, row).rows[0])
+
+    return _per_currency(backend, user_id, plan, run)
+
+
+def _compare(backend: SearchBackend, user_id: str, plan: IntentPlan) -> CompareResult:
+    """One aggregate per side; sides in several currencies are compared per currency."""
+    sides = [
+        SideResult(side, plan.side(side), _figure(backend, user_id, plan.side(side)))
+        for side in plan.compare
+    ]
+    rows: Counter[str] = Counter()
+    for side in sides:
+        for part in side.result.by_currency or [side.result]:
+            rows[part.currency] += part.count
+    currencies = [currency for currency, count in rows.most_common() if count]
+    if len(currencies) < 2 and MIXED_CURRENCY not in currencies:
+        currency = currencies[0] if currencies else sides[0].result.currency
+        return CompareResult(plan.metric, plan.direction, currency, sides)
+    if plan.metric is Metric.count:  # counts add up across currencies; money does not
+        return CompareResult(plan.metric, plan.direction, MIXED_CURRENCY, sides)
+    parts = [
+        _compare(backend, user_id, plan.model_copy(update={"currency": currency}))
+        for currency in currencies
+    ]
+    return CompareResult(plan.metric, plan.direction, MIXED_CURRENCY, [], parts)
 
 
 def execute(
@@ -52,8 +109,10 @@ def execute(
 ) -> Result | None:
     """Run ``plan`` for ``user_id``; the backend applies the user filter to every query."""
     match plan.intent:
+        case Intent.aggregate if plan.compare:
+            return _compare(backend, user_id, plan)
         case Intent.aggregate:
-            return _per_currency(backend, user_id, plan, backend.aggregate)
+            return _figure(backend, user_id, plan)
         case Intent.trend:
             return _per_currency(backend, user_id, plan, backend.trend)
         case Intent.listing:

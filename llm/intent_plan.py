@@ -59,6 +59,32 @@ class SortOrder(StrEnum):
 
 TRANSFERS_CATEGORY = "Transfers"
 MAX_LIMIT = 100
+MAX_SIDES = 6
+
+
+class CompareSide(BaseModel):
+    """One side of a comparison: what it changes in the plan's shared filters. A period
+    replaces the plan's dates; names replace the plan's names of the same kind."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    date_from: date | None = None
+    date_to: date | None = None
+    accounts: list[str] = Field(default_factory=list, description="account names")
+    categories: list[str] = Field(default_factory=list)
+    merchants: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _check(self) -> CompareSide:
+        if self.date_from and self.date_to and self.date_from > self.date_to:
+            raise ValueError("a side's date_from is after its date_to")
+        if not (self.has_period or self.accounts or self.categories or self.merchants):
+            raise ValueError("a side must name a period, accounts, categories or merchants")
+        return self
+
+    @property
+    def has_period(self) -> bool:
+        return self.date_from is not None or self.date_to is not None
 
 
 class IntentPlan(BaseModel):
@@ -83,7 +109,20 @@ class IntentPlan(BaseModel):
         description="text_qa: the question; other intents: words the description must contain",
     )
     metric: Metric = Metric.sum
+    per: Interval | None = Field(
+        default=None,
+        description="aggregate avg: the total divided by the calendar intervals of the period "
+        "(average per month), not by the transactions",
+    )
     group_by: GroupBy | None = None
+    top: int | None = Field(
+        default=None, ge=1, le=MAX_LIMIT, description="aggregate by group: only the N largest"
+    )
+    compare: list[CompareSide] = Field(
+        default_factory=list,
+        description="aggregate: the same figure for each side (2 to 6), each side changing the "
+        "shared filters (Q1 vs Q2, Amazon vs Target, dining vs groceries, card vs checking)",
+    )
     interval: Interval = Interval.month
     split_by_category: bool = False
     sort: SortOrder = SortOrder.newest
@@ -107,7 +146,33 @@ class IntentPlan(BaseModel):
             raise ValueError("min_amount is above max_amount")
         if self.intent is Intent.text_qa and not (self.text or "").strip():
             raise ValueError("a text_qa plan needs the question text")
+        self._check_shape()
         return self
+
+    def _check_shape(self) -> None:
+        """Comparisons, averages per interval and top groups are shapes of an aggregate."""
+        aggregate = self.intent is Intent.aggregate
+        if self.compare and not (aggregate and 2 <= len(self.compare) <= MAX_SIDES):
+            raise ValueError(f"a comparison is an aggregate of 2 to {MAX_SIDES} sides")
+        if self.compare and self.group_by:
+            raise ValueError("a comparison has one figure per side, not groups")
+        if self.per and not (aggregate and self.metric is Metric.avg and not self.group_by):
+            raise ValueError("per needs an ungrouped aggregate of metric avg")
+        if self.top and not (aggregate and self.group_by):
+            raise ValueError("top needs an aggregate with group_by")
+        if self.compare and all(side.has_period for side in self.compare):
+            # Periods in time order: the change is from the earliest to the latest.
+            self.compare.sort(key=lambda s: (s.date_from or date.min, s.date_to or date.max))
+
+    def side(self, side: CompareSide) -> IntentPlan:
+        """The plan one side of the comparison runs: the shared filters with its changes."""
+        update: dict[str, object] = {"compare": []}
+        if side.has_period:
+            update |= {"date_from": side.date_from, "date_to": side.date_to}
+        for name in ("accounts", "categories", "merchants"):
+            if values := getattr(side, name):
+                update[name] = list(values)
+        return self.model_copy(update=update)
 
     @property
     def excludes_transfers(self) -> bool:

@@ -8,10 +8,21 @@ an edit of the previous plan.
 Choices worth knowing (docs/ARCHITECTURE.md semantics otherwise):
 
 - Listings without a number return ``DEFAULT_LISTING_LIMIT`` rows, newest first.
-- "largest/smallest <single thing>" ("my largest purchase") is an aggregate ``max``/``min``;
-  plural or counted superlatives ("five largest payments") are listings sorted by amount.
-- "per month" with how much / total / average is an aggregate grouped by month; any other
-  time-bucket wording ("monthly", "by week", "as a chart") is a trend.
+- "largest/smallest <single thing>" ("my largest purchase", "the priciest order at Amazon") is
+  an aggregate ``max``/``min`` (the executor finds the transaction itself); plural or counted
+  superlatives ("five largest payments") are listings sorted by amount, and so is a single
+  one naming neither direction nor names ("my largest transaction"). Rides, taxis and cabs
+  are the Transportation category when nothing else is named ("my cheapest ride").
+- "per month" with how much / total is an aggregate grouped by month; any other time-bucket
+  wording ("monthly", "by week", "as a chart") is a trend, and so is "how many ... each month".
+- "average per month / monthly average" is the total divided by the months of the period
+  (``per``); "average purchase per month" is the average transaction, month by month.
+- "top N merchants/categories" keeps the N largest groups (``top``).
+- A comparison ("Q1 or Q2", "2024 vs 2025", "Amazon versus Target", "more in June than May",
+  "compare dining and groceries", "difference between X and Y") is an aggregate with one
+  side per period or name; the kind named on every side of the comparing word is compared,
+  anything named on one side only is shared. "or" compares periods, and names only with a
+  comparative ("more", "which"); otherwise names joined by "or" are all included.
 - "salary / paycheck / payroll / wages" mean money in from the Income category; "income"
   alone means all money in (no category).
 - An account named after "to"/"into" in a transfer question is the destination, not a filter.
@@ -36,10 +47,19 @@ from datetime import date
 
 from elastic.results import Vocabulary
 from llm.amount_phrases import AmountBounds, AmountProblem, find_amount_bounds
-from llm.date_phrases import DateProblem, DateRange, find_date_range, warm_up
+from llm.date_phrases import (
+    DateProblem,
+    DateRange,
+    find_date_range,
+    unit_before,
+    warm_up,
+    year_earlier,
+)
 from llm.intent_plan import (
     MAX_LIMIT,
+    MAX_SIDES,
     TRANSFERS_CATEGORY,
+    CompareSide,
     Direction,
     GroupBy,
     Intent,
@@ -71,10 +91,21 @@ _AGGREGATE = re.compile(
     r"\b(?:how much|how many|how often|total|totals|sum|average|avg|mean|number of|count|"
     r"tally|altogether)\b|كم"
 )
-_COUNT = re.compile(r"\b(?:how many|how often|number of|count)\b|كم عدد|كم مرة|عدد")
-_AVERAGE = re.compile(r"\b(?:average|avg|mean|typical)\b")
+_COUNT = re.compile(
+    r"\b(?:how many|how often|number of|count|(?:more|less|most|least) often|"
+    r"(?:more|fewer) times)\b|كم عدد|كم مرة|عدد"
+)
+_AVG = r"av[ae]?r[ae]?ge|avg|mean|typical"  # "average", and "avrage", "averge" as typed
+_AVERAGE = re.compile(rf"\b(?:{_AVG})\b")
+# An average of transactions, not of a period's total: "average purchase per month".
+_ROW_WORDS = r"transaction|purchase|payment|charge|order|visit|ride|ticket|amount|size"
+_AVERAGE_ROW = re.compile(
+    rf"\b(?:{_AVG})\s+(?:[\w'-]+\s+)?(?:{_ROW_WORDS})s?\b|"
+    rf"\bper\s+(?:[\w'-]+\s+)?(?:{_ROW_WORDS})\b"
+)
 _SINGLE_EXTREME = re.compile(
-    rf"\b(?P<sup>{_SUPER_MAX}|{_SUPER_MIN})\s+(?:single\s+)?(?:[\w'-]+\s+)?(?:{_TXN_ONE}|one)\b"
+    rf"\b(?P<sup>{_SUPER_MAX}|{_SUPER_MIN})\s+(?:single\s+)?(?:[\w'-]+\s+)?"
+    rf"(?:{_TXN_ONE}|one|thing|item)\b"
     r"(?!\s+categor)|\b(?:the most i(?:'ve| have)? (?:ever )?(?:spent|paid)|"
     r"in (?:one|a single) (?:go|purchase|transaction))\b"
 )
@@ -105,6 +136,8 @@ _INTERVALS = [
     (Interval.year, re.compile(r"\b(?:yearly|annually|per year|each year|by year|every year)\b")),
 ]
 _TOP = rf"top(?:\s+{COUNT})?"
+# Where money is spent: "each grocery store", "every supermarket" are merchants.
+_PLACES = r"(?:merchant|store|shop|vendor|payee|supermarket|restaurant)s?"
 _GROUP_WORDS = r"(?:by|per|each|every|across|for each|split by|broken down by|grouped by)"
 _GROUPS = [
     (
@@ -117,13 +150,14 @@ _GROUPS = [
     (
         GroupBy.merchant,
         re.compile(
-            rf"\b(?:{_GROUP_WORDS}\s+(?:merchant|store|shop|vendor|payee)s?|"
-            rf"(?:which|what|{_TOP})\s+(?:merchant|store|shop|vendor|payee)s?|"
+            rf"\b(?:{_GROUP_WORDS}\s+(?:[\w'-]+\s+){{0,2}}?{_PLACES}|"
+            rf"(?:which|what|{_TOP})\s+(?:[\w'-]+\s+){{0,2}}?{_PLACES}|"
             r"where (?:did|do) i spend)\b"
         ),
     ),
     (GroupBy.account, re.compile(rf"\b(?:{_GROUP_WORDS}\s+accounts?|which accounts?)\b")),
 ]
+_TOP_GROUPS = re.compile(rf"\b{_TOP}\b")
 _BREAKDOWN = re.compile(r"\b(?:breakdown|break (?:it |this |that |them )?down)\b")
 _LIST_STRONG = re.compile(
     r"\b(?:list|itemi[sz]e|pull up|recent|latest|newest|oldest|earliest|"
@@ -275,6 +309,63 @@ _LIST_FOLLOW = re.compile(
     r"\b(?:list|itemi[sz]e|show|see|display|pull up|give me|which ones|details)\b"
 )
 _CHART_FOLLOW = re.compile(r"\b(?:charts?|graph|plot|visuali[sz]e|over time|trend)\b")
+# Comparing words: the sides of a comparison are what they separate.
+_VERSUS = r"vs|versus|compared (?:with|to)|as opposed to|than"
+_CUE = re.compile(rf"\b(?:{_VERSUS})\b")
+_OR = re.compile(r"\bor\b")
+_COMPARING = re.compile(rf"\b(?:{_VERSUS}|or|compar\w*|differ\w*)\b")
+# "compare X and Y", "difference between X and Y", "How does June compare to May?": the
+# joining word separates the sides ("between 2024 and 2025" is then not one range).
+_JOINED = (
+    re.compile(r"\bcompar(?:e|es|ing)\s+(?P<join>to|with|against)\b"),
+    re.compile(
+        r"\b(?:compare|comparing|comparison (?:of|between)|"
+        r"differ(?:ence|ences|s|ed)?(?:\s+[\w'-]+){0,4}?\s+between)"
+        r"\s+.+?\s(?P<join>and|with|to|against)\s"
+    ),
+)
+_COMPARATIVE = re.compile(
+    r"\b(?:more|less|fewer|higher|lower|bigger|larger|smaller|greater|most|least|cheaper|"
+    r"pricier|which)\b"
+)
+# A side named from the other one: "than the month before", "vs the same period last year".
+_RELATIVE = re.compile(
+    rf"\b(?:{_VERSUS}|or)\s+(?:with\s+|to\s+|in\s+|during\s+)?(?P<rel>(?:the\s+)?(?:"
+    r"(?P<before>week|month|quarter|year)\s+before|"
+    r"(?:previous|prior|preceding)\s+(?P<previous>week|month|quarter|year)|"
+    r"(?P<year_ago>same\s+(?:period|time|dates?|days?|weeks?|months?|quarters?)\s+"
+    r"(?:last|a|the\s+(?:previous|prior))\s+year|(?:a\s+)?year\s+(?:before|earlier))))\b"
+)
+# After a comparing word, a name the data may not have: "Amazon vs Walmart".
+_COMPARED_NAME = re.compile(
+    rf"\b(?:{_VERSUS}|or)\s+(?:at\s+|on\s+|in\s+|with\s+)?(?:the\s+|my\s+)?"
+    r"(?P<name>[^\W\d_][\w'&.-]*)"
+)
+_NOT_COMPARED_WORDS = (
+    "before usual normal expected ever average budget planned typical previous others other "
+    "anyone everyone last this next not"
+)
+_NOT_COMPARED_NAMES = frozenset(_NOT_COMPARED_WORDS.split())
+# Row nouns that name a category: "my cheapest ride".
+_ROW_CATEGORIES = ((re.compile(r"\b(?:rides?|rideshares?|taxis?|cabs?)\b"), "Transportation"),)
+_SIDE_FIELD = {Kind.account: "accounts", Kind.category: "categories", Kind.merchant: "merchants"}
+
+
+@dataclass(frozen=True)
+class _Item:
+    """What a side of a comparison can name: a period (``kind`` "period") or names of one
+    kind (a field of ``CompareSide``), where it sits in the question."""
+
+    kind: str
+    span: tuple[int, int]
+    values: tuple[str, ...] = ()
+    period: DateRange | None = None
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    sides: list[CompareSide]
+    kinds: frozenset[str]  # what the sides replace in the shared filters
 
 
 @dataclass(frozen=True)
@@ -295,6 +386,7 @@ class _Reading:
     direction: Direction | None
     fee_kind: str | None  # "overdraft fee": narrows Fees to the rows whose description says so
     unnamed: str  # ``rest`` without merchant names ("Website-Balance" asks for no balance)
+    items: tuple[_Item, ...] = ()  # periods and names, for a comparison
 
     def has(self, pattern: re.Pattern[str]) -> bool:
         return pattern.search(self.rest) is not None
@@ -340,6 +432,39 @@ class _Reading:
         return Metric.min if sup and re.fullmatch(_SUPER_MIN, sup) else Metric.max
 
     @property
+    def per(self) -> Interval | None:
+        """The interval a total is averaged over ("average per month"), if that is asked."""
+        if self.metric is not Metric.avg or self.group_by or self.has(_AVERAGE_ROW):
+            return None
+        return self.interval
+
+    @property
+    def cues(self) -> list[list[tuple[int, int]]]:
+        """Where the sides of a comparison may split, tried in turn: at comparing words and
+        the commas of a list ("Q1, Q2 or Q3"), at comparing words alone, then the same with
+        "or" as the comparing word."""
+        commas = [m.span() for m in re.finditer(",", self.rest)]
+        tried = []
+        for cue in (_CUE, _OR):
+            found = [m.span() for m in cue.finditer(self.rest)]
+            if found:
+                tried += [sorted(found + commas), found] if commas else [found]
+        return tried
+
+    def comparison(self, extra: tuple[_Item, ...] = ()) -> _Comparison | None:
+        """The sides the question compares: the kinds of item named between every pair of
+        comparing words; "or" separates names only when the question asks which is more."""
+        items = (*self.items, *extra)
+        for cues in self.cues:
+            found = _sides(items, cues)
+            loose = all(self.rest[a:b] == "or" for a, b in cues)
+            if found and loose and "period" not in found.kinds and not self.has(_COMPARATIVE):
+                continue  # "at Starbucks or Chipotle": both, not a comparison
+            if found:
+                return found
+        return None
+
+    @property
     def subject(self) -> bool:
         """Names something to compute over: a value, a direction, dates, amounts or rows."""
         return bool(
@@ -363,6 +488,8 @@ class _Reading:
         if self.has(_POLICY):
             return True
         if self.is_listing:
+            return False
+        if self.has(_SINGLE_EXTREME):  # "What is the largest single charge?" is a row
             return False
         return bool(_QUESTION_FORM.search(self.rest.strip())) and self.has(_FEE_TERMS)
 
@@ -409,9 +536,30 @@ class OfflineRouter:
                 accounts.append(account)
                 spans.append(match.span())
         rest = blank(text, spans)
+        items = [
+            _Item("accounts", span, (name,)) for span, name in zip(spans, accounts, strict=True)
+        ]
+        if _COMPARING.search(rest) and not _CUE.search(rest):
+            rest = _joined_as_versus(rest)
+        relative = _RELATIVE.search(rest)
+        if relative:  # "the previous month" here is not last month
+            rest = blank(rest, [relative.span("rel")])
         dates = find_date_range(rest, as_of)
-        if dates:
-            rest = blank(rest, [dates.span])
+        found, more = dates, MAX_SIDES
+        while found:  # one period per side of a comparison; otherwise the first is the range
+            rest = blank(rest, [found.span])
+            if isinstance(found, DateRange):
+                items.append(_Item("period", found.span, period=found))
+            more -= 1
+            if not (more and _COMPARING.search(rest)):
+                break
+            found = find_date_range(rest, as_of)
+            if isinstance(found, DateProblem):
+                dates = found
+        periods = [item.period for item in items if item.period]
+        if relative and len(periods) == 1 and (first := periods[0].start):
+            side = _relative(relative, first, periods[0].end or first)
+            items.append(_Item("period", side.span, period=side))
         amounts = find_amount_bounds(rest)
         if isinstance(amounts, AmountBounds):
             rest = blank(rest, amounts.spans)
@@ -427,14 +575,22 @@ class OfflineRouter:
         if fee:  # "ATM fees" are Fees rows, not spending at an ATM merchant
             matches = [m for m in matches if m.span[1] <= fee.start() or m.span[0] >= fee.end()]
         categories = _values(m.values for m in matches if m.kind is Kind.category)
+        merchants = _values(m.values for m in matches if m.kind is Kind.merchant)
         if fee and FEES_CATEGORY in self.vocabulary.categories and FEES_CATEGORY not in categories:
             categories.append(FEES_CATEGORY)
+        if not (categories or merchants):
+            categories = [
+                category
+                for pattern, category in _ROW_CATEGORIES
+                if pattern.search(rest) and category in self.vocabulary.categories
+            ][:1]
         for match in matches:
-            if match.kind is not Kind.account:
-                continue
-            destination = _ACCOUNT_DESTINATION.search(rest[: match.span[0]])
-            if not (destination and TRANSFERS_CATEGORY in categories):
+            if match.kind is Kind.account:
+                destination = _ACCOUNT_DESTINATION.search(rest[: match.span[0]])
+                if destination and TRANSFERS_CATEGORY in categories:
+                    continue
                 accounts.extend(match.values)
+            items.append(_Item(_SIDE_FIELD[match.kind], match.span, match.values))
         known = [m.span for m in matches] + fee_spans
         unmatched = blank(rest, [m.span for m in matches])
         return _Reading(
@@ -446,16 +602,23 @@ class OfflineRouter:
             problem=problem,
             accounts=_values([accounts]),
             categories=categories,
-            merchants=_values(m.values for m in matches if m.kind is Kind.merchant),
+            merchants=merchants,
             unknown_name=_unknown_name(rest, known),
             kind=next((k for k in _DESCRIBED_KINDS if k.pattern.search(unmatched)), None),
             direction=direction,
             fee_kind=f"{_FEE_TEXT.get(fee.group('kind'), fee.group('kind'))} fee" if fee else None,
             unnamed=blank(rest, names),
+            items=tuple(items),
         )
 
     def _standalone(self, r: _Reading) -> IntentPlan:
         intent = _intent(r)
+        comparison = None
+        if intent in (Intent.aggregate, Intent.trend, Intent.clarify):
+            comparison, unknown = self._comparison(r)
+            if unknown:
+                return self._clarify(unknown)
+            intent = Intent.aggregate if comparison else intent
         if intent is Intent.clarify:
             return self._clarify(None)
         if intent is Intent.text_qa:
@@ -490,10 +653,35 @@ class OfflineRouter:
             plan.metric = r.metric if r.metric in (Metric.count, Metric.avg) else Metric.sum
         else:
             plan.metric = r.metric or Metric.sum
-            plan.group_by = r.group_by or (GroupBy.month if r.interval is Interval.month else None)
-            if plan.group_by and r.limit:
-                plan.limit = r.limit
+            plan.per = r.per
+            if comparison:
+                _compare_into(plan, comparison)
+            elif not plan.per:
+                month = r.interval is Interval.month
+                plan.group_by = r.group_by or (GroupBy.month if month else None)
+                plan.top = r.limit if plan.group_by else None
         return IntentPlan.model_validate(plan.model_dump())
+
+    def _comparison(self, r: _Reading) -> tuple[_Comparison | None, str | None]:
+        """The sides the question compares, or a compared name the data does not have (as
+        written), which the question is then about."""
+        found = r.comparison()
+        if found or not _CUE.search(r.rest):
+            return found, None
+        for match in _COMPARED_NAME.finditer(r.rest):
+            start = match.start("name")
+            name = _name_at(r.rest, start)
+            if all(word in _NOT_NAMES | _NOT_COMPARED_NAMES for word in name.split()):
+                continue  # also when there is no name: "than last year" (dates are blanked)
+            if not _unknown([item.span for item in r.items], start, start + len(name)):
+                continue
+            written = _as_written(name, r.question)
+            merchants = self.matcher.merchants_starting(written)
+            if not merchants:
+                return None, written
+            item = _Item("merchants", (start, start + len(name)), tuple(merchants))
+            return r.comparison((item,)), None
+        return None, None
 
     def _resolve(self, name: str) -> tuple[list[str], str | None]:
         """The merchants whose names begin with ``name``, else the words of ``name`` the user's
@@ -555,6 +743,46 @@ class OfflineRouter:
         )
 
 
+def _joined_as_versus(rest: str) -> str:
+    """``rest`` with the word joining compared things ("compare X and Y") read as "vs",
+    same length so every span stays where it was."""
+    for pattern in _JOINED:
+        if match := pattern.search(rest):
+            start, end = match.span("join")
+            return rest[:start] + "vs".ljust(end - start) + rest[end:]
+    return rest
+
+
+def _relative(match: re.Match[str], first: date, last: date) -> DateRange:
+    """The period a side names from the other side's (``first`` to ``last``): the unit
+    before, or the same days a year earlier."""
+    unit = match.group("before") or match.group("previous")
+    start, end = unit_before(first, Interval(unit)) if unit else year_earlier(first, last)
+    return DateRange(start, end, match.span("rel"))
+
+
+def _sides(items: Iterable[_Item], cues: list[tuple[int, int]]) -> _Comparison | None:
+    """One side per stretch between comparing words, naming what every stretch names."""
+    if len(cues) >= MAX_SIDES:
+        return None
+    stretches: list[dict[str, list[_Item]]] = [{} for _ in range(len(cues) + 1)]
+    for item in items:
+        index = sum(1 for start, _ in cues if start < item.span[0])
+        stretches[index].setdefault(item.kind, []).append(item)
+    kinds = frozenset.intersection(*(frozenset(stretch) for stretch in stretches))
+    if not kinds:
+        return None
+    sides = []
+    for stretch in stretches:
+        fields: dict[str, object] = {
+            kind: _values(item.values for item in stretch[kind]) for kind in kinds - {"period"}
+        }
+        if "period" in kinds and (period := stretch["period"][0].period):
+            fields |= {"date_from": period.start, "date_to": period.end}
+        sides.append(CompareSide.model_validate(fields))
+    return _Comparison(sides, kinds)
+
+
 def _unclear(problem: DateProblem | AmountProblem, question: str, text: str) -> IntentPlan:
     """A clarification quoting the date or amount that cannot be used as the user wrote it in
     ``question`` (``text`` normalised), with the question corrected when that is obvious."""
@@ -605,18 +833,34 @@ def _name_after(pattern: re.Pattern[str], rest: str, known: list[tuple[int, int]
     """The first name introduced by ``pattern`` that overlaps no vocabulary match."""
     for match in pattern.finditer(rest):
         start = match.start("name")
-        # The name ends at punctuation, at an aside in brackets, at a blanked-out date or
-        # amount, or at a linking word.
-        segment = re.split(r"[?!,;:(]|\s{2,}|\.(?:\s|$)", rest[start:], maxsplit=1)[0]
-        words: list[str] = []
-        for word in segment.split()[:5]:
-            if word in _NAME_END:
-                break
-            words.append(word)
-        name = " ".join(words)
+        name = _name_at(rest, start)
+        words = name.split()
         if not all(w in _NOT_NAMES for w in words) and _unknown(known, start, start + len(name)):
             return name
     return None
+
+
+def _name_at(rest: str, start: int) -> str:
+    """The name starting at ``start``: it ends at punctuation, at an aside in brackets, at a
+    blanked-out date or amount, or at a linking word."""
+    segment = re.split(r"[?!,;:(]|\s{2,}|\.(?:\s|$)", rest[start:], maxsplit=1)[0]
+    words: list[str] = []
+    for word in segment.split()[:5]:
+        if word in _NAME_END:
+            break
+        words.append(word)
+    return " ".join(words)
+
+
+def _compare_into(plan: IntentPlan, comparison: _Comparison) -> None:
+    """Make ``plan`` the shared part of ``comparison``: the sides replace what they name."""
+    plan.compare = comparison.sides
+    plan.group_by, plan.top = None, None
+    for kind in comparison.kinds:
+        if kind == "period":
+            plan.date_from = plan.date_to = None
+        else:
+            setattr(plan, kind, [])
 
 
 def _facts_asked(text: str) -> list[str]:
@@ -633,15 +877,20 @@ def _intent(r: _Reading) -> Intent:
         return Intent.text_qa
     if r.has(_TREND) and r.subject:
         return Intent.trend
+    if r.has(_SINGLE_EXTREME) and (r.direction or r.merchants or r.categories):
+        return Intent.aggregate  # "the priciest order at Amazon": its amount, and the row
     if r.is_listing:
         return Intent.listing
     interval = r.interval
-    if interval and (interval is not Interval.month or not r.has(_AGGREGATE)):
+    if r.per:
+        return Intent.aggregate  # "average per week": one figure
+    counted = r.metric is Metric.count  # "how many ... each month": a count per month
+    if interval and (interval is not Interval.month or not r.has(_AGGREGATE) or counted):
         return Intent.trend
     if r.subject and (r.has(_AGGREGATE) or r.direction or r.categories or r.merchants):
         return Intent.aggregate
-    if r.subject and r.group_by:
-        return Intent.aggregate
+    if (r.subject or r.has(_TOP_GROUPS)) and r.group_by:
+        return Intent.aggregate  # "top 5 merchants": spending by merchant
     if r.accounts and _QUESTION_FORM.search(r.rest.strip()):
         return Intent.text_qa  # about an account but not its money: its terms ("Can it ...?")
     if r.has(_SINGLE_EXTREME):
@@ -725,13 +974,44 @@ def _follow_up(r: _Reading, previous: IntentPlan) -> IntentPlan:
     if r.metric:
         plan.metric = r.metric
     _reshape(r, plan)
+    if comparison := r.comparison():
+        plan.intent = Intent.aggregate
+        _compare_into(plan, comparison)
+    elif _replaces_sides(r, plan):
+        plan.compare = []
+    _keep_shapes(plan)
     return IntentPlan.model_validate(plan.model_dump())
+
+
+def _replaces_sides(r: _Reading, plan: IntentPlan) -> bool:
+    """Whether a follow-up names what the sides of the previous comparison name ("and in
+    March?" after "Q1 vs Q2"): it then asks about that alone."""
+    named = {item.kind for item in r.items}
+    return any(
+        (side.has_period and "period" in named)
+        or any(getattr(side, kind) and kind in named for kind in _SIDE_FIELD.values())
+        for side in plan.compare
+    )
+
+
+def _keep_shapes(plan: IntentPlan) -> None:
+    """Drop the shapes a reshaped follow-up no longer has: a comparison, an average per
+    interval and top groups belong to aggregates (IntentPlan's rules)."""
+    aggregate = plan.intent is Intent.aggregate
+    if not aggregate or plan.group_by:
+        plan.compare = []
+    if not (aggregate and plan.metric is Metric.avg and not plan.group_by):
+        plan.per = None
+    if not (aggregate and plan.group_by):
+        plan.top = None
 
 
 def _reshape(r: _Reading, plan: IntentPlan) -> None:
     """Turn the plan into the trend, listing or grouped aggregate a follow-up asks for."""
     interval, group_by = r.interval, r.group_by
-    if r.has(_CHART_FOLLOW) or (interval and interval is not Interval.month):
+    if r.per and plan.intent is Intent.aggregate:
+        plan.per = r.per  # "and the average per month?"
+    elif r.has(_CHART_FOLLOW) or (interval and interval is not Interval.month):
         kept = plan.interval if plan.intent is Intent.trend else Interval.month
         plan.intent, plan.interval = Intent.trend, interval or kept
         plan.split_by_category = plan.split_by_category or group_by is GroupBy.category

@@ -13,7 +13,7 @@ from typing import Protocol
 import numpy as np
 from pydantic import ValidationError
 
-from elastic.backend import BackendUnavailable, SearchBackend
+from elastic.backend import SearchBackend
 from elastic.results import ListingResult, Vocabulary
 from llm.answer import Answer, Citation
 from llm.answer_composer import compose
@@ -47,15 +47,24 @@ class Scope:
     date_to: date | None = None
 
     def conflict(self, plan: IntentPlan) -> str | None:
-        """Why ``plan`` asks for something the sidebar filters exclude, if it does."""
-        outside = [a for a in plan.accounts if self.accounts and a not in self.accounts]
-        if outside and len(outside) == len(plan.accounts):
+        """Why ``plan`` (or one side of its comparison) asks for something the sidebar filters
+        exclude, if it does."""
+        for part in (plan, *plan.compare):
+            if reason := self._outside(part.accounts, part.date_from, part.date_to):
+                return reason
+        return None
+
+    def _outside(
+        self, accounts: list[str], date_from: date | None, date_to: date | None
+    ) -> str | None:
+        outside = [a for a in accounts if self.accounts and a not in self.accounts]
+        if outside and len(outside) == len(accounts):
             return (
                 f"{', '.join(outside)} is outside the accounts selected in the sidebar "
                 f"({', '.join(self.accounts)}). Widen the account filter to ask about it."
             )
-        starts_late = plan.date_to and self.date_from and plan.date_to < self.date_from
-        ends_early = plan.date_from and self.date_to and plan.date_from > self.date_to
+        starts_late = date_to and self.date_from and date_to < self.date_from
+        ends_early = date_from and self.date_to and date_from > self.date_to
         if starts_late or ends_early:
             return (
                 "The dates in the question fall outside the date range selected in the sidebar. "
@@ -64,17 +73,36 @@ class Scope:
         return None
 
     def apply(self, plan: IntentPlan) -> IntentPlan:
-        """``plan`` narrowed to the sidebar's accounts and dates (after ``conflict`` is None)."""
-        update: dict[str, object] = {}
-        if self.accounts:
-            update["accounts"] = [a for a in plan.accounts if a in self.accounts] or list(
-                self.accounts
-            )
-        if self.date_from and (plan.date_from is None or plan.date_from < self.date_from):
-            update["date_from"] = self.date_from
-        if self.date_to and (plan.date_to is None or plan.date_to > self.date_to):
-            update["date_to"] = self.date_to
+        """``plan`` and each side of its comparison narrowed to the sidebar's accounts and
+        dates (after ``conflict`` is None)."""
+        sides = [
+            side.model_copy(update=self._narrowing(side.accounts, side.date_from, side.date_to))
+            for side in plan.compare
+        ]
+        update = self._narrowing(plan.accounts, plan.date_from, plan.date_to, shared=True)
+        if sides != plan.compare:
+            update["compare"] = sides
         return plan.model_copy(update=update) if update else plan
+
+    def _narrowing(
+        self,
+        accounts: list[str],
+        date_from: date | None,
+        date_to: date | None,
+        shared: bool = False,
+    ) -> dict[str, object]:
+        """The changes that keep these filters inside the sidebar's. Only the shared filters
+        widen "any account" or "all time" to the sidebar's; a side without accounts or dates
+        takes the shared ones."""
+        update: dict[str, object] = {}
+        if self.accounts and (accounts or shared):
+            update["accounts"] = [a for a in accounts if a in self.accounts] or list(self.accounts)
+        if date_from or date_to or shared:
+            if self.date_from and (date_from is None or date_from < self.date_from):
+                update["date_from"] = self.date_from
+            if self.date_to and (date_to is None or date_to > self.date_to):
+                update["date_to"] = self.date_to
+        return update
 
 
 def _quiet(stage: str) -> None:
@@ -205,20 +233,17 @@ class ChatPipeline:
     ) -> Answer:
         """Answer ``question``; ``rewrite=False`` skips Gemini's wording (the UI streams it).
 
-        ``on_stage`` hears "route", "search" and "compose" as each begins.
+        ``on_stage`` hears "route", "search" and "compose" as each begins. A backend that fails
+        raises ``BackendUnavailable`` (an outage) or ``QueryRejected`` (a bug, logged with the
+        request) from ``elastic.backend``, worded to be shown as they are: an outage answered
+        as a clarification would blame the question.
         """
         timer = Timer(on_stage)
-        try:
-            with timer.stage("route"):
-                routed, plan = self._plan(question, user_id, as_of, previous, scope)
-            with timer.stage("search"):
-                vector = self._query_vector(plan) if plan.intent is Intent.text_qa else None
-                result = execute(self.backend, user_id, plan, vector)
-        except BackendUnavailable as exc:
-            log.error("backend failed: %s", exc)
-            text = f"Sorry, the search backend is not answering right now. {exc}"
-            failed = IntentPlan(intent=Intent.clarify, clarification=text)
-            return Answer(Intent.clarify, text, failed, None, [], timer.timings)
+        with timer.stage("route"):
+            routed, plan = self._plan(question, user_id, as_of, previous, scope)
+        with timer.stage("search"):
+            vector = self._query_vector(plan) if plan.intent is Intent.text_qa else None
+            result = execute(self.backend, user_id, plan, vector)
         with timer.stage("compose"):
             text, citations = compose(plan, result, self.embedder.embed)
             answer = Answer(plan.intent, text, plan, result, citations, timer.timings, routed)

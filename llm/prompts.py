@@ -15,6 +15,7 @@ from elastic.masking import mask_account_numbers
 from elastic.results import Vocabulary
 from llm.answer import Answer, Citation
 from llm.intent_plan import (
+    CompareSide,
     Direction,
     GroupBy,
     Intent,
@@ -53,12 +54,23 @@ Fields:
 - min_amount, max_amount: bounds on the amount's size ("over $50" gives min_amount 50).
 - text: for text_qa the question itself; otherwise words to find in descriptions, only when
   no merchant or category fits.
-- metric: sum (default), avg, count ("how many", "how often"), min, max ("biggest single").
-- group_by: category, merchant, account or month for "by category", "which merchant ... most".
+- metric: sum (default), avg, count ("how many", "how often"), min, max ("biggest single
+  purchase", "my cheapest ride": the one transaction, found for spend or income).
+- per: with metric avg, the interval a total is averaged over ("average per month", "my
+  monthly average"): the total of the period divided by its months. Leave it null for the
+  average transaction ("average purchase", "average grocery bill").
+- group_by: category, merchant, account or month for "by category", "which merchant ... most",
+  "at each grocery store" (with the category); top: how many groups for "top 5 merchants".
+- compare: for comparisons ("Q1 or Q2", "2024 vs 2025", "Amazon versus Target", "more in June
+  than May", "card A vs card B", "dining compared with groceries", "difference between X and
+  Y"), intent aggregate with one side per compared thing (2 to 6). Each side holds only what
+  differs (date_from/date_to, or accounts, categories or merchants); everything the sides
+  share stays in the plan's own fields. Sides that are periods go in time order.
 - interval: trend bucket size (day, week, month, quarter, year); split_by_category splits a
   trend per category.
 - sort and limit: for listings; newest first unless the question asks for largest, smallest,
   top or oldest; limit is how many rows were asked for (default 10, at most 100).
+- "How many ... each month" is a trend with metric count.
 - Follow-ups: when a previous plan is given and the question leans on it ("and in March?",
   "what about groceries?", "show them"), start from the previous plan and change only what the
   question changes.
@@ -158,6 +170,56 @@ ROUTER_EXAMPLES: list[tuple[str, IntentPlan, IntentPlan | None]] = [
             date_to=date(2024, 5, 31),
             merchants=["Starbucks"],
             metric=Metric.count,
+        ),
+        None,
+    ),
+    (
+        "Did we spend more on dining in Q1 or Q2?",
+        IntentPlan(
+            intent=Intent.aggregate,
+            categories=["Dining"],
+            compare=[
+                CompareSide(date_from=date(2024, 1, 1), date_to=date(2024, 3, 31)),
+                CompareSide(date_from=date(2024, 4, 1), date_to=date(2024, 6, 30)),
+            ],
+        ),
+        None,
+    ),
+    (
+        "amazon vs target this year",
+        IntentPlan(
+            intent=Intent.aggregate,
+            date_from=date(2024, 1, 1),
+            date_to=EXAMPLE_AS_OF,
+            compare=[CompareSide(merchants=["Amazon"]), CompareSide(merchants=["Target"])],
+        ),
+        None,
+    ),
+    (
+        "What's my average monthly grocery spend in 2023?",
+        IntentPlan(
+            intent=Intent.aggregate,
+            date_from=date(2023, 1, 1),
+            date_to=date(2023, 12, 31),
+            categories=["Groceries"],
+            metric=Metric.avg,
+            per=Interval.month,
+        ),
+        None,
+    ),
+    (
+        "What was the biggest single purchase I made at Amazon?",
+        IntentPlan(intent=Intent.aggregate, merchants=["Amazon"], metric=Metric.max),
+        None,
+    ),
+    (
+        "top 5 merchants last month",
+        IntentPlan(
+            intent=Intent.aggregate,
+            date_from=date(2024, 5, 1),
+            date_to=date(2024, 5, 31),
+            group_by=GroupBy.merchant,
+            top=5,
         ),
         None,
     ),

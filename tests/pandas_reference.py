@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from llm.intent_plan import Direction, GroupBy, IntentPlan, Interval, Metric, SortOrder
+from llm.intent_plan import (
+    CompareSide,
+    Direction,
+    GroupBy,
+    IntentPlan,
+    Interval,
+    Metric,
+    SortOrder,
+)
 
 CENT = Decimal("0.01")
 
@@ -149,3 +157,62 @@ def listing(frame: pd.DataFrame, plan: IntentPlan) -> tuple[list[str], int]:
     }[plan.sort]
     ordered = rows.sort_values(by=by, ascending=ascending, kind="mergesort")
     return list(ordered["transaction_id"][: plan.limit]), len(rows)
+
+
+_PERIODS = {
+    Interval.day: "D",
+    Interval.week: "W-SUN",  # periods ending on Sunday start on Monday
+    Interval.month: "M",
+    Interval.quarter: "Q",
+    Interval.year: "Y",
+}
+
+
+def figure(frame: pd.DataFrame, plan: IntentPlan) -> dict:
+    """One aggregate as the answer states it: the average per interval when ``plan.per`` asks
+    for one, only the ``top`` groups, and the id of the smallest or largest spend or income."""
+    rows = select(frame, plan)
+    if plan.per is not None:
+        first = plan.date_from or (rows["day"].min() if not rows.empty else None)
+        last = plan.date_to or (rows["day"].max() if not rows.empty else None)
+        periods = 0
+        if first is not None and last is not None:
+            periods = len(pd.period_range(first, last, freq=_PERIODS[plan.per]))
+        total = Decimal(int(rows["directed"].sum())) / 100
+        value = (total / periods).quantize(CENT, ROUND_HALF_UP) if periods else None
+        return {"value": value, "count": len(rows), "periods": periods, "extreme": None}
+    out = aggregate(frame, plan)
+    out["groups"] = out["groups"][: plan.top]
+    out["extreme"] = None
+    extreme = plan.metric in (Metric.min, Metric.max) and plan.group_by is None
+    if extreme and plan.direction in (Direction.out, Direction.in_) and not rows.empty:
+        # the smallest or largest directed amount; the newest such row on a tie
+        ordered = rows.sort_values(
+            ["directed", "day", "transaction_id"],
+            ascending=[plan.metric is Metric.min, False, False],
+            kind="mergesort",
+        )
+        out["extreme"] = ordered["transaction_id"].iloc[0]
+    return out
+
+
+def side(plan: IntentPlan, compared: CompareSide) -> IntentPlan:
+    """The plan of one side: what the side names replaces the plan's own filter of that kind."""
+    update: dict[str, object] = {"compare": []}
+    if compared.date_from is not None or compared.date_to is not None:
+        update["date_from"], update["date_to"] = compared.date_from, compared.date_to
+    for name in ("accounts", "categories", "merchants"):
+        if getattr(compared, name):
+            update[name] = getattr(compared, name)
+    return plan.model_copy(update=update)
+
+
+def compare(frame: pd.DataFrame, plan: IntentPlan) -> dict:
+    """Each side's figure, the last minus the first, and that change in percent of the first."""
+    sides = [figure(frame, side(plan, compared)) for compared in plan.compare]
+    first, last = sides[0]["value"], sides[-1]["value"]
+    difference = None if first is None or last is None else last - first
+    change_pct = None
+    if difference is not None and first:
+        change_pct = (100 * difference / abs(first)).quantize(Decimal("0.1"), ROUND_HALF_UP)
+    return {"sides": sides, "difference": difference, "change_pct": change_pct}

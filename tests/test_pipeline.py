@@ -7,6 +7,7 @@ from datetime import date
 import pandas as pd
 import pytest
 
+from elastic.backend import BackendUnavailable
 from elastic.embedded_backend import EmbeddedBackend
 from llm.answer_composer import compose
 from llm.embeddings import LocalEmbedder
@@ -86,9 +87,9 @@ def test_unreachable_elasticsearch_is_a_clear_answer(embedder: LocalEmbedder):
 
     backend = ElasticsearchBackend(Settings(es_url="http://127.0.0.1:9", es_timeout_s=1))
     pipeline = ChatPipeline(backend, embedder, OfflineRouter)
-    answer = pipeline.ask("How much did I spend?", "u", AS_OF)
-    assert answer.intent is Intent.clarify and answer.result is None
-    assert "not answering" in answer.text and "127.0.0.1:9 is unreachable" in answer.text
+    # An outage, not a clarification: nothing is wrong with the question.
+    with pytest.raises(BackendUnavailable, match=r"not answering; check .*127\.0\.0\.1:9"):
+        pipeline.ask("How much did I spend?", "u", AS_OF)
 
 
 def test_a_question_whose_dates_cannot_hold_is_clarified(pipeline: ChatPipeline):
@@ -121,3 +122,24 @@ def test_a_failing_embedder_still_quotes_a_passage(embedded_sample: EmbeddedBack
     answer = pipeline.ask("What is the overdraft fee on my checking account?", SAMPLE_USER, AS_OF)
     assert answer.result.keyword_only
     assert "$35.00" in answer.text and answer.citations[0].kind == "statement"
+
+
+def test_scope_narrows_every_side_of_a_comparison(pipeline: ChatPipeline, frame: pd.DataFrame):
+    scope = Scope(accounts=("Platinum Card",), date_from=date(2025, 2, 1))
+    answer = pipeline.ask(
+        "Did I spend more on dining in Q1 2025 or Q2 2025?", SAMPLE_USER, AS_OF, scope=scope
+    )
+    assert answer.plan.accounts == ["Platinum Card"]
+    first, second = answer.plan.compare
+    assert (first.date_from, first.date_to) == (date(2025, 2, 1), date(2025, 3, 31))
+    assert (second.date_from, second.date_to) == (date(2025, 4, 1), date(2025, 6, 30))
+    expected = ref.compare(frame, answer.plan)
+    assert [s.result.value for s in answer.result.sides] == [s["value"] for s in expected["sides"]]
+
+
+def test_a_side_outside_the_scope_is_explained(pipeline: ChatPipeline):
+    scope = Scope(date_from=date(2025, 1, 1))
+    answer = pipeline.ask(
+        "Did I spend more on dining in Q4 2024 or Q1 2025?", SAMPLE_USER, AS_OF, scope=scope
+    )
+    assert answer.intent is Intent.clarify and "date range" in answer.text

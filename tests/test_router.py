@@ -13,7 +13,16 @@ import pytest
 
 from elastic.results import AccountInfo, Vocabulary
 from llm.date_phrases import find_date_range
-from llm.intent_plan import Direction, GroupBy, Intent, IntentPlan, Interval, Metric, SortOrder
+from llm.intent_plan import (
+    CompareSide,
+    Direction,
+    GroupBy,
+    Intent,
+    IntentPlan,
+    Interval,
+    Metric,
+    SortOrder,
+)
 from llm.intent_router import OfflineRouter
 from llm.text_norm import normalize
 from scripts.sample_data import SampleSet
@@ -47,6 +56,9 @@ def router(sample_set: SampleSet) -> OfflineRouter:
 
 
 def _same(field: str, expected: Any, got: Any) -> bool:
+    if field == "compare":  # sides in order: periods in time order, names as asked
+        sides = [CompareSide.model_validate(side).model_dump(mode="json") for side in expected]
+        return sides == got
     if field in ("min_amount", "max_amount"):
         return (expected is None and got is None) or (
             expected is not None and got is not None and Decimal(str(expected)) == Decimal(got)
@@ -372,3 +384,62 @@ def test_standalone_question_ignores_previous(
     plan = router.route("How much did I spend at Target in 2024?", AS_OF, groceries_june)
     assert (plan.merchants, plan.categories) == (["Target"], [])
     assert plan.date_from == date(2024, 1, 1)
+
+
+# --- comparisons --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much did I spend at Starbucks or Chipotle in 2024?",
+        "Did I make purchases of more than $100 at Amazon or Target?",
+    ],
+)
+def test_names_joined_by_or_without_a_comparative_are_all_included(
+    router: OfflineRouter, question: str
+) -> None:
+    plan = router.route(question, AS_OF)
+    assert plan.compare == [] and len(plan.merchants) == 2
+
+
+def test_periods_joined_by_or_are_always_compared(router: OfflineRouter) -> None:
+    plan = router.route("groceries in May or June", AS_OF)
+    assert [(s.date_from, s.date_to) for s in plan.compare] == [
+        (date(2025, 5, 1), date(2025, 5, 31)),
+        (date(2025, 6, 1), date(2025, 6, 30)),
+    ]
+    assert (plan.categories, plan.date_from, plan.date_to) == (["Groceries"], None, None)
+
+
+def test_the_previous_month_is_relative_only_in_a_comparison(router: OfflineRouter) -> None:
+    alone = router.route("How much did I spend the previous month?", AS_OF)
+    assert (alone.date_from, alone.date_to, alone.compare) == (
+        date(2025, 6, 1),
+        date(2025, 6, 30),
+        [],
+    )
+    compared = router.route("Q1 spending vs the quarter before", AS_OF)
+    assert [s.date_from for s in compared.compare] == [date(2024, 10, 1), date(2025, 1, 1)]
+
+
+def test_a_compared_name_the_data_lacks_is_clarified(router: OfflineRouter) -> None:
+    plan = router.route("Did I spend more at Amazon than at Walmart?", AS_OF)
+    assert plan.intent is Intent.clarify
+    assert plan.clarification and "Walmart" in plan.clarification
+
+
+def test_a_compared_name_that_begins_a_merchant_name_is_that_merchant() -> None:
+    router = bank_export_router(["Amazon", "Infopay Fiscal Services"], [])
+    plan = router.route("amazon vs infopay", AS_OF)
+    assert [s.merchants for s in plan.compare] == [["Amazon"], ["Infopay Fiscal Services"]]
+
+
+def test_follow_ups_of_a_comparison(router: OfflineRouter) -> None:
+    dining = router.route("dining Q1 vs Q2", AS_OF)
+    listed = router.route("list them", AS_OF, dining)
+    assert (listed.intent, listed.compare) == (Intent.listing, [])
+    in_2024 = router.route("what about Amazon vs Target in 2024?", AS_OF, dining)
+    assert [s.merchants for s in in_2024.compare] == [["Amazon"], ["Target"]]
+    # names replace the previous plan's names, as in any follow-up
+    assert (in_2024.date_from, in_2024.categories) == (date(2024, 1, 1), [])

@@ -8,11 +8,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from elastic.results import AggregateResult, ListingResult, TrendResult
+from elastic.results import AggregateResult, CompareResult, ListingResult, TrendResult
 from llm.answer import Answer
 from llm.formatting import money
 from llm.intent_plan import IntentPlan, Metric
-from ui.figures import groups_figure, metric_label, trend_figure
+from ui.figures import compare_figure, groups_figure, metric_label, trend_figure
 from ui.formatting import csv_bytes
 from ui.tables import money_column, transactions_table
 
@@ -71,9 +71,13 @@ def _trend(plan: IntentPlan, result: TrendResult, key: str) -> None:
     st.plotly_chart(trend_figure(plan, result), theme="streamlit", key=f"{key}-chart")
 
 
+def _compare(plan: IntentPlan, result: CompareResult, key: str) -> None:
+    st.plotly_chart(compare_figure(plan, result), theme="streamlit", key=f"{key}-chart")
+
+
 def _per_currency(
     plan: IntentPlan,
-    parts: Sequence[AggregateResult] | Sequence[TrendResult],
+    parts: Sequence[AggregateResult] | Sequence[TrendResult] | Sequence[CompareResult],
     key: str,
     draw: Callable[[IntentPlan, Any, str], None],
 ) -> None:
@@ -93,6 +97,12 @@ def render_result(answer: Answer, key: str) -> bool:
         else:
             _aggregate(answer.plan, result, key)
         return True
+    if isinstance(result, CompareResult):
+        if result.by_currency:
+            _per_currency(answer.plan, result.by_currency, key, _compare)
+        else:
+            _compare(answer.plan, result, key)
+        return False
     if isinstance(result, TrendResult):
         if result.by_currency:
             _per_currency(answer.plan, result.by_currency, key, _trend)

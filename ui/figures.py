@@ -1,16 +1,27 @@
-"""Plotly figures for results: titled, money on the axes and in hover labels (no Streamlit)."""
+"""Plotly figures for results: titled, money on the axes and in hover labels (no Streamlit).
+
+Names from files (categories, merchants, accounts) go through ``plain_figure_text`` before they
+reach a figure: plotly reads a subset of HTML in its text.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 
 import plotly.graph_objects as go
 
-from elastic.results import AggregateResult, Bucket, TrendResult
-from llm.formatting import DIRECTION_NOUN, INTERVAL_ADVERB, currency_symbol
+from elastic.results import AggregateResult, Bucket, CompareResult, TrendResult
+from llm.formatting import (
+    DIRECTION_NOUN,
+    INTERVAL_ADVERB,
+    currency_symbol,
+    figure_noun,
+    side_label,
+)
 from llm.intent_plan import Direction, GroupBy, IntentPlan, Interval, Metric
+from ui.answer_text import plain_figure_text, plain_markdown
 from ui.formatting import period_label
 
 _PERIOD_FORMATS = {
@@ -37,17 +48,17 @@ CHART_HEIGHT = 380
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def _scope(plan: IntentPlan) -> str:
-    parts = (
-        [", ".join(plan.categories or plan.merchants)] if plan.categories or plan.merchants else []
-    )
+def _scope(plan: IntentPlan, plain: Callable[[str], str]) -> str:
+    """The plan's categories or merchants (made ``plain`` for where they are shown) and period."""
+    names = plan.categories or plan.merchants
+    parts = [plain(", ".join(names))] if names else []
     parts.append(period_label(plan.date_from, plan.date_to))
     return " · ".join(parts)
 
 
 def trend_title(plan: IntentPlan, result: TrendResult) -> str:
     noun = DIRECTION_NOUN[result.direction]
-    return f"{INTERVAL_ADVERB[result.interval]} {noun} — {_scope(plan)}"
+    return f"{INTERVAL_ADVERB[result.interval]} {noun} — {_scope(plan, plain_figure_text)}"
 
 
 def groups_title(plan: IntentPlan, result: AggregateResult) -> str:
@@ -55,16 +66,19 @@ def groups_title(plan: IntentPlan, result: AggregateResult) -> str:
     if result.metric is not Metric.sum:
         noun = f"{_METRIC_LABELS[result.metric]} {noun.lower()}"
     by = _GROUP_LABELS[plan.group_by] if plan.group_by else "group"
-    return f"{noun} by {by} — {_scope(plan)}"
+    return f"{noun} by {by} — {_scope(plan, plain_figure_text)}"
 
 
 def metric_label(plan: IntentPlan, result: AggregateResult) -> str:
+    """The label of an ``st.metric``: Streamlit reads markdown there."""
     noun = DIRECTION_NOUN[result.direction].capitalize()
     if result.metric is Metric.count:
-        return f"Number of transactions · {_scope(plan)}"
-    if result.metric is not Metric.sum:
+        return f"Number of transactions · {_scope(plan, plain_markdown)}"
+    if plan.per is not None:
+        noun = f"Average per {plan.per.value} ({noun.lower()})"
+    elif result.metric is not Metric.sum:
         noun = f"{_METRIC_LABELS[result.metric]} transaction ({noun.lower()})"
-    return f"{noun} · {_scope(plan)}"
+    return f"{noun} · {_scope(plan, plain_markdown)}"
 
 
 def _hover(interval: Interval, currency: str, with_name: bool, is_money: bool = True) -> str:
@@ -74,12 +88,18 @@ def _hover(interval: Interval, currency: str, with_name: bool, is_money: bool = 
     return f"{period}<br>{name}<b>{amount}</b> · %{{customdata}} transactions<extra></extra>"
 
 
+def _values(buckets: Sequence[Bucket], metric: Metric) -> list[float | None]:
+    """Bucket values for plotly; a bucket without a value (``Bucket.shown``) is a gap."""
+    return [None if (v := b.shown(metric)) is None else float(v) for b in buckets]
+
+
 def _series(
-    name: str, buckets: Sequence[Bucket], interval: Interval, currency: str, is_money: bool
+    name: str, buckets: Sequence[Bucket], interval: Interval, currency: str, metric: Metric
 ) -> go.Scatter:
+    is_money = metric is not Metric.count
     return go.Scatter(
         x=[b.period for b in buckets],
-        y=[float(b.value) for b in buckets],
+        y=_values(buckets, metric),
         customdata=[b.count for b in buckets],
         name=name,
         mode="lines+markers",
@@ -111,12 +131,13 @@ def trend_figure(plan: IntentPlan, result: TrendResult) -> go.Figure:
     is_money = plan.metric is not Metric.count
     if result.splits:
         for category, buckets in sorted(result.splits.items()):
-            figure.add_trace(_series(category, buckets, result.interval, result.currency, is_money))
+            name = plain_figure_text(category)
+            figure.add_trace(_series(name, buckets, result.interval, result.currency, plan.metric))
     elif result.direction is Direction.net:
         figure.add_trace(
             go.Bar(
                 x=[b.period for b in result.series],
-                y=[float(b.value) for b in result.series],
+                y=_values(result.series, plan.metric),
                 customdata=[b.count for b in result.series],
                 name=DIRECTION_NOUN[result.direction].capitalize(),
                 hovertemplate=_hover(result.interval, result.currency, False, is_money),
@@ -128,7 +149,7 @@ def trend_figure(plan: IntentPlan, result: TrendResult) -> go.Figure:
             result.series,
             result.interval,
             result.currency,
-            is_money,
+            plan.metric,
         )
         trace.update(
             hovertemplate=_hover(result.interval, result.currency, False, is_money),
@@ -147,6 +168,7 @@ def groups_figure(plan: IntentPlan, result: AggregateResult, as_pie: bool) -> go
     if by_month:
         groups.sort(key=lambda g: g.key)
     keys = [g.key for g in groups]
+    names = [plain_figure_text(k) for k in keys]
     values = [float(g.value or 0) for g in groups]
     counts = [g.count for g in groups]
     is_money = result.metric is not Metric.count
@@ -157,7 +179,7 @@ def groups_figure(plan: IntentPlan, result: AggregateResult, as_pie: bool) -> go
         shown = f"{symbol}%{{value:,.2f}}" if is_money else "%{value:,.0f}"
         figure = go.Figure(
             go.Pie(
-                labels=keys,
+                labels=names,
                 values=[abs(v) for v in values],
                 customdata=counts,
                 hole=0.45,
@@ -188,7 +210,7 @@ def groups_figure(plan: IntentPlan, result: AggregateResult, as_pie: bool) -> go
     figure = go.Figure(
         go.Bar(
             x=values[::-1],
-            y=keys[::-1],
+            y=names[::-1],
             customdata=counts[::-1],
             orientation="h",
             text=labels[::-1],
@@ -198,3 +220,31 @@ def groups_figure(plan: IntentPlan, result: AggregateResult, as_pie: bool) -> go
     )
     height = max(CHART_HEIGHT, 90 + 30 * len(keys))
     return _layout(figure, title, result.currency, "x" if is_money else "", height)
+
+
+def compare_figure(plan: IntentPlan, result: CompareResult) -> go.Figure:
+    """Side-by-side bars, one per side of a comparison (periods in time order); a side with
+    no value (an average of no rows) has no bar and says so."""
+    labels = [plain_figure_text(side_label(side.side)) for side in result.sides]
+    values = [None if s.result.value is None else float(s.result.value) for s in result.sides]
+    is_money = result.metric is not Metric.count
+    symbol = currency_symbol(result.currency) if is_money else ""
+    shared = plain_figure_text(", ".join([*plan.categories, *plan.merchants, *plan.accounts]))
+    noun = figure_noun(result.metric, result.direction, plan.per)
+    shown = f"{symbol}%{{y:,.2f}}" if is_money else "%{y:,.0f}"
+    figure = go.Figure(
+        go.Bar(
+            x=labels,
+            y=values,
+            customdata=[side.result.count for side in result.sides],
+            text=[
+                "no data" if v is None else (f"{symbol}{v:,.2f}" if is_money else f"{v:,.0f}")
+                for v in values
+            ],
+            textposition="outside",
+            hovertemplate=f"%{{x}}<br><b>{shown}</b> · %{{customdata}} transactions<extra></extra>",
+        )
+    )
+    figure.update_xaxes(type="category")
+    title = f"{noun} — {shared}" if shared else noun
+    return _layout(figure, title, result.currency, "y" if is_money else "")
