@@ -15,7 +15,8 @@ test:  ## set up everything the tests need and run the whole suite
 lint:
 	.venv/bin/ruff check . && .venv/bin/ruff format --check .
 
-bench:  ## latency per intent on the embedded backend (see README)
+bench:  ## ingestion, latency, exactness and memory at 100k and 1M rows on both backends; writes docs/BENCHMARK.md
+	scripts/setup.sh bench
 	.venv/bin/python -m scripts.bench
 
 reliability:  ## run the hostile-input and fault suite and rewrite docs/RELIABILITY.md

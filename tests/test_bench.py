@@ -1,0 +1,83 @@
+"""The benchmark at a tiny size on the embedded store: its report, and its exactness check."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+
+from elastic.embedded_backend import EmbeddedBackend
+from elastic.ingest.landing import ingest_file
+from elastic.records import Transaction
+from llm.embeddings import LocalEmbedder
+from llm.intent_router import OfflineRouter
+from llm.pipeline import ChatPipeline
+from scripts.bench.__main__ import main
+from scripts.bench.data import write_transactions_csv
+from scripts.bench.questions import (
+    QUESTIONS,
+    answer_figures,
+    compare,
+    duckdb_figures,
+    load_duckdb,
+    load_pandas,
+    pandas_figures,
+)
+from scripts.bench.run import AS_OF, USER
+from settings import Settings
+
+
+def test_a_tiny_run_reports_every_question_exactly(tmp_path: Path):
+    output = tmp_path / "BENCHMARK.md"
+    args = ["--sizes", "3000", "--pages", "40", "--runs", "2", "--backends", "embedded"]
+    assert main([*args, "--output", str(output)]) == 0
+    report = output.read_text(encoding="utf-8")
+    for question in QUESTIONS:  # its row in the latency table, then in the stages table
+        latency, _ = [
+            line for line in report.splitlines() if line.startswith(f"| {question.text} |")
+        ]
+        assert latency.endswith("| exact |"), latency
+    assert "embedded ingestion (CSV through `ingest_file`) | ≥ 50,000 rows/s |" in report
+    assert (tmp_path / "benchmark" / "results.json").is_file()
+
+
+def test_the_check_finds_a_number_the_references_do_not_have(
+    tmp_path: Path, embedder: LocalEmbedder
+):
+    csv_path = tmp_path / "transactions.csv"
+    write_transactions_csv(csv_path, 2000)
+    backend = EmbeddedBackend(Settings(data_dir=tmp_path / "store"))
+    backend.prepare(embedder.dims, embedder.model_name)
+    try:
+        assert not ingest_file(backend, csv_path, USER).problems
+        pipeline = ChatPipeline(backend, embedder, OfflineRouter)
+        frame, pages = load_pandas(csv_path, [])
+        con = load_duckdb(csv_path, [])
+        groceries = next(q for q in QUESTIONS if q.key == "groceries 2024")
+
+        def verdicts() -> tuple[str, str]:
+            found = answer_figures(pipeline.ask(groceries.text, USER, AS_OF))
+            return (
+                compare(found, pandas_figures(frame, pages, groceries)),
+                compare(found, duckdb_figures(con, groceries)),
+            )
+
+        assert verdicts() == ("exact", "exact")
+        stray = Transaction(
+            transaction_id="stray-1",
+            date=date(2024, 6, 1),
+            description="SAFEWAY #1552 OAKLAND CA",
+            amount=Decimal("-12.34"),
+            currency="USD",
+            category="Groceries",
+            merchant="Safeway",
+            account_no="4402718831",
+            account_name="Everyday Checking",
+            bank_name="Cedar Valley Bank",
+        )
+        backend.add_transactions(USER, [stray])
+        for verdict in verdicts():
+            assert verdict.startswith("mismatch at row 1:"), verdict
+        con.close()
+    finally:
+        backend.close()
