@@ -74,7 +74,7 @@ def render(outcomes: list[dict[str, Any]], commit: str, day: date) -> str:
             name for name in (*COLUMNS, *TOTALS[1:]) if any(o.get(name) is not None for o in rows)
         ]
         header = ["case", "backend", "result", *(name.replace("_", " ") for name in extra)]
-        lines += [f"## {area.capitalize()}", "", "| " + " | ".join(header) + " |"]
+        lines += [f"## {area[0].upper()}{area[1:]}", "", "| " + " | ".join(header) + " |"]
         lines.append("|" + "---|" * len(header))
         for o in rows:
             cells = [o["case"], o.get("backend") or "", o["result"], *(o.get(n) for n in extra)]
