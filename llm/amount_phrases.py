@@ -23,6 +23,7 @@ _NUM = r"\$?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?k\b)?(?:\s?(?:dollars|u
 _NOT_AN_AMOUNT = "I couldn't understand the amount “{phrase}”: "
 _TOO_LARGE = f"{_NOT_AN_AMOUNT}amounts go up to {MAX_AMOUNT:,}."
 _TOO_FINE = f"{_NOT_AN_AMOUNT}amounts have at most 2 decimals."
+_NOT_PLAIN = f"{_NOT_AN_AMOUNT}write it as a plain number without a sign, like $300."
 
 
 def _amount(name: str) -> str:
@@ -38,6 +39,13 @@ _STRICT_MIN = r"over|more than|above|greater than|larger than|bigger than|higher
 _MIN = r"at least|no less than|minimum of|min(?:imum)?|>="
 _STRICT_MAX = r"under|less than|below|smaller than|lower than|cheaper than|<"
 _MAX = r"at most|no more than|up to|maximum of|max(?:imum)?|<="
+
+# A bound word before a signed or exponent number ("under -50", "over 1e9"): never a bound,
+# and never to be silently dropped.
+_NOT_PLAIN_AMOUNT = re.compile(
+    rf"(?<!\w)(?:{_STRICT_MIN}|{_MIN}|{_STRICT_MAX}|{_MAX})\s*(?:of\s+)?"
+    r"(?P<a>[-+−]\s?\$?\d[\d,.]*(?:e[-+]?\d+)?|\$?\d[\d,.]*e[-+]?\d+)(?![\w.])"
+)
 
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (
@@ -131,6 +139,8 @@ def find_amount_bounds(text: str) -> AmountBounds | AmountProblem | None:
                 high = max(first - CENT, Decimal(0)) if kind == "strict_max" else first
             taken.append(match.span())
             spans.append(match.span())
+    if not spans and (odd := _NOT_PLAIN_AMOUNT.search(text)):
+        return AmountProblem(_NOT_PLAIN, odd.span("a"))
     if not spans or (low is not None and high is not None and low > high):
         return None
     return AmountBounds(low, high, spans)

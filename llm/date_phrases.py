@@ -112,6 +112,16 @@ _FORMS = (
 _NOT_A_DATE = "“{phrase}” is not a date: "
 _BACKWARDS = "“{phrase}” ends before it starts."
 _FUTURE = "That period is in the future (after {day}); I only have past transactions."
+_NO_YEAR = "{year} is not a year I can have transactions for (1900–2099)."
+_NO_COUNT = "“{phrase}” is not a period I can read: count 1 to 999 {unit}s, or give the dates."
+# Period phrases no resolver can use; found last, so the question is never answered over all
+# time instead: a year outside 1900–2099, and "last N units" with N of 0 or 1,000 and more.
+_UNUSABLE_YEAR = re.compile(
+    rf"\b(?:year|in|during|since|for)\s+(?P<year>\d{{4,}})\b{_NO_MONEY_WORD}"
+)
+_UNUSABLE_COUNT = re.compile(
+    r"\b(?:last|past|previous|prior)\s+(?P<n>0+|\d{4,})\s+(?P<unit>day|week|month|quarter|year)s?\b"
+)
 
 
 @dataclass(frozen=True)
@@ -489,6 +499,15 @@ def find_date_range(text: str, as_of: date) -> DateRange | DateProblem | None:
         for match in pattern.finditer(text):
             if (found := resolve(match, as_of)) is not None:
                 return _settled(found, match.span(), as_of)
+    return _unusable_period(text)
+
+
+def _unusable_period(text: str) -> DateProblem | None:
+    year = _UNUSABLE_YEAR.search(text)
+    if year and not 1900 <= int(year.group("year")) <= 2099:
+        return DateProblem(_NO_YEAR.format(year=year.group("year")), year.span())
+    if count := _UNUSABLE_COUNT.search(text):
+        return DateProblem(_NO_COUNT.replace("{unit}", count.group("unit")), count.span())
     return None
 
 

@@ -54,6 +54,40 @@ def router(sample_set: SampleSet) -> OfflineRouter:
             [],
         ),
         ("How much did I spend in Q5 2024?", "Q5 is not a quarter (Q1–Q4).", []),
+        (
+            "How much did I spend in the year 99999?",
+            "99999 is not a year I can have transactions for (1900–2099).",
+            [],
+        ),
+        (
+            "Spending in 1850",
+            "1850 is not a year I can have transactions for (1900–2099).",
+            [],
+        ),
+        (
+            "How much did I spend in the last 99999999999999 days?",
+            "“last 99999999999999 days” is not a period I can read: count 1 to 999 days, or "
+            "give the dates.",
+            [],
+        ),
+        (
+            "Dining in the past 0 months",
+            "“past 0 months” is not a period I can read: count 1 to 999 months, or give the "
+            "dates.",
+            [],
+        ),
+        (
+            "List purchases under -1e309 dollars",
+            "I couldn't understand the amount “-1e309”: write it as a plain number without a "
+            "sign, like $300.",
+            [],
+        ),
+        (
+            "List purchases over 1e6",
+            "I couldn't understand the amount “1e6”: write it as a plain number without a "
+            "sign, like $300.",
+            [],
+        ),
         ("Dining in the 2024 Q0", "Q0 is not a quarter (Q1–Q4).", []),
         ("Spending in H3 of last year", "H3 is not a half-year (H1–H2).", []),
         ("Spending in week 54 2024", "Week 54 is not a week of 2024 (weeks 1–52).", []),
