@@ -419,25 +419,46 @@ def steers(sentence: str) -> bool:
     return bool(_DIALOGUE_TURN.search(sentence) or _INSTRUCTION.search(sentence))
 
 
-def _best_passage(question: str, hit: StatementHit, embed: Embed | None) -> tuple[str, float]:
-    candidates = [
+def _candidates(hit: StatementHit) -> list[str]:
+    """The sentences of a page that may be quoted: long enough, and not steering the reader."""
+    return [
         s for s in sentences(body_text(hit.text, hit.bank_name)) if len(s) > 15 and not steers(s)
     ]
-    if not candidates:
-        return hit.text.strip()[:300], 0.0
+
+
+def _best_passages(
+    question: str, hits: list[StatementHit], embed: Embed | None
+) -> list[tuple[str, float]]:
+    """Per hit, the sentence that best answers ``question`` and how well.
+
+    Every distinct sentence of all hits is embedded once, in one call: statements repeat their
+    boilerplate page after page, so this is most of the cost of a text answer.
+    """
+    per_hit = [_candidates(hit) for hit in hits]
+    similarity: dict[str, float] | None = None
     if embed is not None:
+        distinct = list(dict.fromkeys(s for candidates in per_hit for s in candidates))
         try:
-            vectors = embed([question, *candidates])
+            vectors = embed([question, *distinct])
         except Exception:  # the embedder is a nicety here: word overlap still picks a passage
             log.exception("embedding passages failed; choosing by shared words")
         else:
-            similarities = vectors[1:] @ vectors[0]
-            index = int(np.argmax(similarities))
-            return candidates[index], float(similarities[index])
+            similarity = dict(zip(distinct, (vectors[1:] @ vectors[0]).tolist(), strict=True))
     words = set(re.findall(r"[a-z]{3,}", question.lower()))
-    scored = [(len(words & set(re.findall(r"[a-z]{3,}", s.lower()))), s) for s in candidates]
-    best = max(scored, key=lambda pair: pair[0])
-    return best[1], best[0] / max(len(words), 1)
+
+    def overlap(sentence: str) -> float:
+        shared = words & set(re.findall(r"[a-z]{3,}", sentence.lower()))
+        return len(shared) / max(len(words), 1)
+
+    score = similarity.__getitem__ if similarity is not None else overlap
+    best = []
+    for hit, candidates in zip(hits, per_hit, strict=True):
+        if not candidates:
+            best.append((hit.text.strip()[:300], 0.0))
+            continue
+        chosen = max(candidates, key=score)
+        best.append((chosen, float(score(chosen))))
+    return best
 
 
 def _without_accounts(question: str, accounts: list[str]) -> str:
@@ -497,7 +518,8 @@ def compose_text_qa(
     if not result.hits:
         return "I could not find anything about that in your statements.", []
     question = _without_accounts(plan.text or "", plan.accounts)
-    candidates = [(hit, *_best_passage(question, hit, embed)) for hit in result.hits]
+    passages = _best_passages(question, result.hits, embed)
+    candidates = [(hit, *best) for hit, best in zip(result.hits, passages, strict=True)]
     hit, passage, similarity = max(candidates, key=lambda c: c[2])
     notes = f"\n\n_{result.note}_" if result.note else ""
     if similarity < RELEVANCE_FLOOR:
