@@ -72,8 +72,7 @@ def router(sample_set: SampleSet) -> OfflineRouter:
         ),
         (
             "Dining in the past 0 months",
-            "“past 0 months” is not a period I can read: count 1 to 999 months, or give the "
-            "dates.",
+            "“past 0 months” is not a period I can read: count 1 to 999 months, or give the dates.",
             [],
         ),
         (
