@@ -7,6 +7,7 @@ import os
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,25 @@ def fresh_es(
     yield backend
     backend.es.indices.delete(index=backend.indices, ignore_unavailable=True)
     backend.close()
+
+
+@contextmanager
+def empty_backend(
+    kind: str, request: pytest.FixtureRequest, data_dir: Path, embedder: LocalEmbedder
+) -> Iterator[SearchBackend]:
+    """A prepared, empty store of ``kind`` ("embedded" or "elasticsearch"), removed after use."""
+    backend: SearchBackend
+    if kind == "elasticsearch":
+        backend = ElasticsearchBackend(es_settings(request.getfixturevalue("es_url"), data_dir))
+    else:
+        backend = EmbeddedBackend(Settings(data_dir=data_dir, es_url=None))
+    backend.prepare(embedder.dims, embedder.model_name)
+    try:
+        yield backend
+    finally:
+        if isinstance(backend, ElasticsearchBackend):
+            backend.es.indices.delete(index=backend.indices, ignore_unavailable=True)
+        backend.close()
 
 
 def ingest_sample(

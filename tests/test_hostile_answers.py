@@ -8,9 +8,6 @@ from datetime import date
 
 import pytest
 
-from elastic.backend import SearchBackend
-from elastic.embedded_backend import EmbeddedBackend
-from elastic.es_backend import ElasticsearchBackend
 from elastic.ingest.landing import ingest_file
 from elastic.statement_store import StatementStore
 from llm.answer_composer import steers
@@ -18,9 +15,8 @@ from llm.embeddings import LocalEmbedder
 from llm.intent_plan import Intent
 from llm.intent_router import OfflineRouter
 from llm.pipeline import ChatPipeline
-from settings import Settings
 from tests import hostile_inputs as hostile
-from tests.conftest import es_settings
+from tests.conftest import empty_backend
 from tests.reliability import record
 
 USER = "hostile-injection"
@@ -41,19 +37,11 @@ def pipeline(
 ) -> Iterator[ChatPipeline]:
     """The injection statement ingested into one backend, asked through the offline pipeline."""
     data_dir = tmp_path_factory.mktemp(f"injection-{request.param}")
-    backend: SearchBackend
-    if request.param == "elasticsearch":
-        backend = ElasticsearchBackend(es_settings(request.getfixturevalue("es_url"), data_dir))
-    else:
-        backend = EmbeddedBackend(Settings(data_dir=data_dir, es_url=None))
-    backend.prepare(embedder.dims, embedder.model_name)
-    pdf = hostile.injection_statement(data_dir / "injection.pdf")
-    report = ingest_file(backend, pdf, USER, embedder, StatementStore(data_dir / "statements"))
-    assert report.indexed == 1, report.problems
-    yield ChatPipeline(backend, embedder, OfflineRouter)
-    if isinstance(backend, ElasticsearchBackend):
-        backend.es.indices.delete(index=backend.indices, ignore_unavailable=True)
-    backend.close()
+    with empty_backend(request.param, request, data_dir, embedder) as backend:
+        pdf = hostile.injection_statement(data_dir / "injection.pdf")
+        report = ingest_file(backend, pdf, USER, embedder, StatementStore(data_dir / "statements"))
+        assert report.indexed == 1, report.problems
+        yield ChatPipeline(backend, embedder, OfflineRouter)
 
 
 @pytest.mark.reliability

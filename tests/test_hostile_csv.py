@@ -15,15 +15,12 @@ import pytest
 from typer.testing import CliRunner
 
 from elastic.backend import SearchBackend
-from elastic.embedded_backend import EmbeddedBackend
-from elastic.es_backend import ElasticsearchBackend
 from elastic.ingest.landing import ingest_file
 from elastic.records import IngestReport
 from llm.embeddings import LocalEmbedder
 from llm.intent_plan import Direction, Intent, IntentPlan
 from scripts.cli import app
-from settings import Settings
-from tests.conftest import es_settings
+from tests.conftest import empty_backend
 from tests.reliability import record
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
@@ -40,17 +37,8 @@ def backend(
     embedder: LocalEmbedder,
 ) -> Iterator[SearchBackend]:
     data_dir = tmp_path_factory.mktemp(f"hostile-{request.param}")
-    if request.param == "elasticsearch":
-        es = ElasticsearchBackend(es_settings(request.getfixturevalue("es_url"), data_dir))
-        es.prepare(embedder.dims, embedder.model_name)
-        yield es
-        es.es.indices.delete(index=es.indices, ignore_unavailable=True)
-        es.close()
-        return
-    embedded = EmbeddedBackend(Settings(data_dir=data_dir, es_url=None))
-    embedded.prepare(embedder.dims, embedder.model_name)
-    yield embedded
-    embedded.close()
+    with empty_backend(request.param, request, data_dir, embedder) as backend:
+        yield backend
 
 
 def stored(backend: SearchBackend, user: str) -> list[str]:

@@ -11,8 +11,6 @@ import pytest
 from typer.testing import CliRunner
 
 from elastic.backend import SearchBackend
-from elastic.embedded_backend import EmbeddedBackend
-from elastic.es_backend import ElasticsearchBackend
 from elastic.ingest.landing import ingest_file
 from elastic.ingest.pdf.page_reader import MAX_PAGES
 from elastic.ingest.pdf.statement import OCR_MARK
@@ -20,9 +18,8 @@ from elastic.statement_store import StatementStore
 from llm.embeddings import LocalEmbedder
 from llm.intent_plan import Direction, Intent, IntentPlan
 from scripts.cli import app
-from settings import Settings
 from tests import hostile_inputs as hostile
-from tests.conftest import es_settings
+from tests.conftest import empty_backend
 from tests.reliability import record
 
 GOOD_CSV = Path(__file__).parent / "fixtures" / "hostile" / "csv" / "reexport_original.csv"
@@ -83,17 +80,8 @@ def backend(
     embedder: LocalEmbedder,
 ) -> Iterator[SearchBackend]:
     data_dir = tmp_path_factory.mktemp(f"hostile-pdf-{request.param}")
-    if request.param == "elasticsearch":
-        es = ElasticsearchBackend(es_settings(request.getfixturevalue("es_url"), data_dir))
-        es.prepare(embedder.dims, embedder.model_name)
-        yield es
-        es.es.indices.delete(index=es.indices, ignore_unavailable=True)
-        es.close()
-        return
-    embedded = EmbeddedBackend(Settings(data_dir=data_dir, es_url=None))
-    embedded.prepare(embedder.dims, embedder.model_name)
-    yield embedded
-    embedded.close()
+    with empty_backend(request.param, request, data_dir, embedder) as backend:
+        yield backend
 
 
 def row_count(backend: SearchBackend, user: str) -> int:

@@ -15,9 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from elastic.backend import SearchBackend
-from elastic.embedded_backend import EmbeddedBackend
-from elastic.es_backend import ElasticsearchBackend
 from elastic.ingest.landing import ingest_file
 from elastic.statement_store import StatementStore
 from llm.answer import Answer
@@ -26,9 +23,8 @@ from llm.intent_plan import Intent, IntentPlan
 from llm.intent_router import OfflineRouter
 from llm.pipeline import ChatPipeline
 from scripts.sample_data import SampleSet
-from settings import Settings
 from tests import hostile_inputs as hostile
-from tests.conftest import es_settings
+from tests.conftest import empty_backend
 from tests.reliability import record
 
 USER = "hostile-questions"
@@ -110,21 +106,13 @@ def pipeline(
     sample_set: SampleSet,
 ) -> Iterator[ChatPipeline]:
     data_dir = tmp_path_factory.mktemp(f"questions-{request.param}")
-    backend: SearchBackend
-    if request.param == "elasticsearch":
-        backend = ElasticsearchBackend(es_settings(request.getfixturevalue("es_url"), data_dir))
-    else:
-        backend = EmbeddedBackend(Settings(data_dir=data_dir, es_url=None))
-    backend.prepare(embedder.dims, embedder.model_name)
-    store = StatementStore(data_dir / "statements")
-    for path in (sample_set.transactions_csv, HOSTILE_CSV):
-        assert ingest_file(backend, path, USER).indexed > 0
-    pdf = hostile.injection_statement(data_dir / "injection.pdf")
-    assert ingest_file(backend, pdf, USER, embedder, store).indexed == 1
-    yield ChatPipeline(backend, embedder, OfflineRouter)
-    if isinstance(backend, ElasticsearchBackend):
-        backend.es.indices.delete(index=backend.indices, ignore_unavailable=True)
-    backend.close()
+    with empty_backend(request.param, request, data_dir, embedder) as backend:
+        store = StatementStore(data_dir / "statements")
+        for path in (sample_set.transactions_csv, HOSTILE_CSV):
+            assert ingest_file(backend, path, USER).indexed > 0
+        pdf = hostile.injection_statement(data_dir / "injection.pdf")
+        assert ingest_file(backend, pdf, USER, embedder, store).indexed == 1
+        yield ChatPipeline(backend, embedder, OfflineRouter)
 
 
 def check_outcome(answer: Answer) -> None:
