@@ -98,7 +98,11 @@ class SearchBackend(Protocol):
     def prepare(self, dims: int, embedding_model: str) -> None:
         """Create the stores if missing; raise EmbeddingMismatch if they hold other vectors."""
 
-    def add_transactions(self, user_id: str, rows: Sequence[Transaction]) -> WriteCounts: ...
+    def add_transactions(
+        self, user_id: str, rows: Sequence[Transaction], visible: bool = True
+    ) -> WriteCounts:
+        """Store ``rows``; ``visible=False`` lets a long import make them searchable once, with
+        its last batch, instead of after every batch."""
 
     def missing_chunks(self, user_id: str, doc_ids: Sequence[str]) -> set[str]:
         """The ids among ``doc_ids`` not stored yet, so re-ingesting embeds nothing twice."""

@@ -399,7 +399,10 @@ class EmbeddedBackend:
                 self._record_dims(dims, embedding_model)
 
     # -- writes ---------------------------------------------------------------------------
-    def add_transactions(self, user_id: str, rows: Sequence[Transaction]) -> WriteCounts:
+    def add_transactions(
+        self, user_id: str, rows: Sequence[Transaction], visible: bool = True
+    ) -> WriteCounts:
+        # Each committed write is visible at once here; ``visible`` matters to Elasticsearch.
         docs = [
             {
                 **row.as_document(user_id),

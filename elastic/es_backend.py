@@ -178,7 +178,9 @@ class ElasticsearchBackend:
             )
 
     # -- writes ---------------------------------------------------------------------------
-    def _bulk_create(self, user_id: str, actions: list[dict[str, Any]]) -> WriteCounts:
+    def _bulk_create(
+        self, user_id: str, actions: list[dict[str, Any]], refresh: bool = True
+    ) -> WriteCounts:
         indexed = skipped = 0
         failed: dict[str, str] = {}
         with self._answering(writing=True):
@@ -199,10 +201,13 @@ class ElasticsearchBackend:
                     error = result.get("error", {})
                     record_id = result["_id"].removeprefix(f"{_user_key(user_id)}:")
                     failed[record_id] = str(error.get("reason", error))
-            self._writer.indices.refresh(index=self.indices)
+            if refresh:
+                self._writer.indices.refresh(index=self.indices)
         return WriteCounts(indexed, skipped, failed)
 
-    def add_transactions(self, user_id: str, rows: Sequence[Transaction]) -> WriteCounts:
+    def add_transactions(
+        self, user_id: str, rows: Sequence[Transaction], visible: bool = True
+    ) -> WriteCounts:
         actions = [
             {
                 "_op_type": "create",
@@ -212,7 +217,7 @@ class ElasticsearchBackend:
             }
             for row in rows
         ]
-        return self._bulk_create(user_id, actions)
+        return self._bulk_create(user_id, actions, refresh=visible)
 
     def missing_chunks(self, user_id: str, doc_ids: Sequence[str]) -> set[str]:
         if not doc_ids:

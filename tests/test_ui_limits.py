@@ -482,12 +482,12 @@ def test_an_import_interrupted_by_a_fault_keeps_what_landed_and_finishes_later(
     real_add = EmbeddedBackend.add_transactions
 
     def failing_second_write(
-        self: EmbeddedBackend, user_id: str, batch: list[Transaction]
+        self: EmbeddedBackend, user_id: str, batch: list[Transaction], visible: bool = True
     ) -> WriteCounts:
         writes["count"] += 1
         if writes["count"] == 2:
             raise BackendUnavailable(BUSY)
-        return real_add(self, user_id, batch)
+        return real_add(self, user_id, batch, visible)
 
     ingest = started(page("ingest_page", "ui.pages.ingest_page"))
     ingest.file_uploader(key="uploads").upload("many.csv", _export(rows).encode(), "text/csv")

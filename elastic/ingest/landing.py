@@ -319,7 +319,8 @@ def land_parsed(
         where[tx.transaction_id] = row.location
     for start in range(0, len(good), WRITE_BATCH):
         batch = good[start : start + WRITE_BATCH]
-        _count_writes(report, backend.add_transactions(user_id, batch), where)
+        last = start + WRITE_BATCH >= len(good)  # searchable once, with the last batch
+        _count_writes(report, backend.add_transactions(user_id, batch, visible=last), where)
         progress(start + len(batch), len(good), source)
     facts = _statement_facts(parsed, account, defaults, source)
     if facts:
