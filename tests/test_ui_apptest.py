@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -388,6 +388,29 @@ def test_a_split_trend_draws_one_line_per_category() -> None:
     assert list(figure.data[1].y) == [20.0, 40.0]
     assert figure.layout.title.text == "Monthly spending — Jan 1, 2024 – Feb 29, 2024"
     assert figure.layout.yaxis.tickprefix == "$"
+
+
+def test_trend_ticks_are_its_buckets_and_no_point_is_cut_at_the_edge() -> None:
+    months = [date(2025, m, 1) for m in range(1, 7)]
+    series = [Bucket(m, Decimal("10.00"), 1) for m in months]
+    plan = IntentPlan(intent=Intent.trend, interval=Interval.month)
+    axis = trend_figure(plan, TrendResult(Interval.month, Direction.out, "USD", series)).layout
+    assert list(axis.xaxis.ticktext) == [
+        "January 2025",
+        "February 2025",
+        "March 2025",
+        "April 2025",
+        "May 2025",
+        "June 2025",
+    ]
+    low, high = axis.xaxis.range
+    assert low < date(2025, 1, 1) and high > date(2025, 6, 1)
+    weeks = [date(2024, 1, 1) + timedelta(weeks=n) for n in range(52)]
+    series = [Bucket(w, Decimal("1.00"), 1) for w in weeks]
+    plan = IntentPlan(intent=Intent.trend, interval=Interval.week)
+    axis = trend_figure(plan, TrendResult(Interval.week, Direction.out, "USD", series)).layout
+    assert len(axis.xaxis.tickvals) <= 12
+    assert axis.xaxis.ticktext[0] == "week of Jan 1, 2024"
 
 
 def test_an_empty_month_of_an_average_is_a_gap_not_zero() -> None:

@@ -6,9 +6,10 @@ reach a figure: plotly reads a subset of HTML in its text.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
-from datetime import date
+from datetime import date, timedelta
 
 import plotly.graph_objects as go
 
@@ -16,6 +17,7 @@ from elastic.results import AggregateResult, Bucket, CompareResult, TrendResult
 from llm.formatting import (
     DIRECTION_NOUN,
     INTERVAL_ADVERB,
+    bucket_label,
     currency_symbol,
     figure_noun,
     side_label,
@@ -125,6 +127,25 @@ def _layout(
     return figure
 
 
+MAX_TICKS = 12
+
+
+def _period_axis(figure: go.Figure, periods: Sequence[date], interval: Interval) -> None:
+    """Ticks on the buckets themselves, labelled as the answer names them ("Jan 2025" points get
+    "January 2025", never two-week ticks), at most ``MAX_TICKS`` of them, with half a bucket
+    of room at each end so no point or bar is cut at the edge."""
+    if not periods:
+        return
+    shown = periods[:: math.ceil(len(periods) / MAX_TICKS)]
+    half = (periods[1] - periods[0]) / 2 if len(periods) > 1 else timedelta(days=1)
+    figure.update_xaxes(
+        tickmode="array",
+        tickvals=list(shown),
+        ticktext=[bucket_label(day, interval.value) for day in shown],
+        range=[periods[0] - half, periods[-1] + half],
+    )
+
+
 def trend_figure(plan: IntentPlan, result: TrendResult) -> go.Figure:
     """One line for the series, or one line per category when the trend is split."""
     figure = go.Figure()
@@ -157,6 +178,7 @@ def trend_figure(plan: IntentPlan, result: TrendResult) -> go.Figure:
         )
         figure.add_trace(trace)
     figure.update_layout(showlegend=bool(result.splits))
+    _period_axis(figure, [b.period for b in result.series], result.interval)
     axis = "y" if is_money else ""
     return _layout(figure, trend_title(plan, result), result.currency, money_axis=axis)
 
