@@ -21,6 +21,7 @@ from elastic.statement_store import StatementStore
 from llm.embeddings import LocalEmbedder
 from scripts.sample_data import SampleSet, generate_sample
 from settings import Settings
+from tests.vertex_loopback import VertexLoopback
 
 SAMPLE_USER = "sample-user"
 
@@ -153,3 +154,10 @@ def sample_backend(request: pytest.FixtureRequest) -> SearchBackend:
     """Each backend in turn, with the sample set ingested."""
     fixture = "es_sample" if request.param == "elasticsearch" else "embedded_sample"
     return request.getfixturevalue(fixture)
+
+
+@pytest.fixture
+def server() -> Iterator[VertexLoopback]:
+    """A loopback Vertex AI server that the real google-genai SDK talks to."""
+    with VertexLoopback() as loopback:
+        yield loopback

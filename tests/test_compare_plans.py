@@ -4,7 +4,6 @@ how sides and periods read, and Gemini's comparison plans checked like the offli
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
 
@@ -168,12 +167,6 @@ def test_sides_are_spelled_as_indexed_and_unknown_names_refused() -> None:
 class StubRouter:
     def route(self, question: str, as_of: date, previous: IntentPlan | None = None) -> IntentPlan:
         return IntentPlan(intent=Intent.clarify, clarification="offline")
-
-
-@pytest.fixture
-def server() -> Iterator[VertexLoopback]:
-    with VertexLoopback() as loopback:
-        yield loopback
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 
@@ -57,12 +57,6 @@ class StubRouter:
     def route(self, question: str, as_of: date, previous: IntentPlan | None = None) -> IntentPlan:
         self.calls.append((question, as_of, previous))
         return OFFLINE_PLAN
-
-
-@pytest.fixture
-def server() -> Iterator[VertexLoopback]:
-    with VertexLoopback() as loopback:
-        yield loopback
 
 
 @pytest.fixture
