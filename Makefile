@@ -10,10 +10,11 @@ test:  ## set up everything the tests need and run the whole suite
 	scripts/setup.sh test
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
+	.venv/bin/lint-imports
 	.venv/bin/python -m pytest
 
 lint:
-	.venv/bin/ruff check . && .venv/bin/ruff format --check .
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/lint-imports
 
 bench:  ## ingestion, latency, exactness and memory at 100k and 1M rows on both backends; writes docs/BENCHMARK.md
 	scripts/setup.sh bench

@@ -1,4 +1,4 @@
-"""The interface both search backends implement, and the choice between them."""
+"""The interface both search engines implement (``elastic/engines/`` holds them)."""
 
 from __future__ import annotations
 
@@ -9,37 +9,17 @@ from typing import Protocol
 
 import numpy as np
 
-from elastic.records import StatementChunk, StatementFact, Transaction
-from elastic.results import (
+from elastic.model.plan import IntentPlan
+from elastic.model.records import StatementChunk, StatementFact, Transaction
+from elastic.model.results import (
     AggregateResult,
     ListingResult,
     StatementHit,
+    StatementInfo,
     TextQAResult,
     TrendResult,
     Vocabulary,
 )
-from llm.intent_plan import IntentPlan
-from settings import Settings
-
-
-class BackendError(RuntimeError):
-    """A backend failure worded for the person asking: callers show ``str(exc)`` as one line.
-
-    Both backends translate their engine's errors into the two kinds below at their boundary,
-    so the pipeline, the CLI and the app handle one set of exceptions.
-    """
-
-
-class BackendUnavailable(BackendError):
-    """The backend is down, hung, refusing, damaged or busy: an outage, not the question."""
-
-
-class QueryRejected(BackendError):
-    """The backend refused a request as malformed: a bug in FinSync, logged with the request."""
-
-
-class EmbeddingMismatch(RuntimeError):
-    """Stored vectors were made by another embedding model or have another dimension."""
 
 
 @dataclass(frozen=True)
@@ -47,18 +27,6 @@ class WriteCounts:
     indexed: int
     skipped: int
     failed: dict[str, str]  # document id → reason
-
-
-@dataclass(frozen=True)
-class StatementInfo:
-    statement_id: str
-    bank_name: str
-    account_name: str
-    account_no: str
-    statement_from: date
-    statement_to: date
-    pages: int
-    source_file: str
 
 
 @dataclass(frozen=True)
@@ -161,14 +129,3 @@ class SearchBackend(Protocol):
     def statement_chunks(self, user_id: str, statement_id: str) -> list[StatementHit]: ...
 
     def close(self) -> None: ...
-
-
-def open_backend(settings: Settings) -> SearchBackend:
-    """Elasticsearch when ``FINSYNC_ES_URL`` is set, the embedded SQLite store otherwise."""
-    if settings.es_url:
-        from elastic.es_backend import ElasticsearchBackend
-
-        return ElasticsearchBackend(settings)
-    from elastic.embedded_backend import EmbeddedBackend
-
-    return EmbeddedBackend(settings)

@@ -7,10 +7,11 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from elastic.model.embedder import Embedder
 from settings import Settings
 
 if TYPE_CHECKING:
@@ -23,15 +24,6 @@ MAX_WORD_PIECES = 256
 # Attention memory grows with batch x length^2: at 64 x 256 word pieces ONNX Runtime peaks
 # above 2.5 GB, at 8 x 256 near 0.5 GB and no slower. Short texts still go 64 at a time.
 BATCH_WORD_PIECES = 2048
-
-
-class Embedder(Protocol):
-    model_name: str
-    dims: int
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit-length float32 vectors, one row per text."""
-        ...
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:

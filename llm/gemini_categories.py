@@ -10,8 +10,7 @@ from google import genai
 from google.genai import types
 
 from llm.prompts import CATEGORY_INSTRUCTION, category_prompt
-from llm.vertex_chat import request_options
-from llm.vertex_client import make_client
+from llm.vertex_client import make_client, request_options
 from settings import Settings
 
 log = logging.getLogger(__name__)

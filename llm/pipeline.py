@@ -14,12 +14,12 @@ import numpy as np
 from pydantic import ValidationError
 
 from elastic.backend import SearchBackend
-from elastic.results import ListingResult, Vocabulary
-from llm.answer import Answer, Citation
-from llm.answer_composer import compose
+from elastic.model.plan import Direction, Intent, IntentPlan, Metric
+from elastic.model.results import ListingResult, Vocabulary
+from llm.answering.answer import Answer, Citation
+from llm.answering.composer import compose
 from llm.embeddings import Embedder
-from llm.intent_executor import execute
-from llm.intent_plan import Direction, Intent, IntentPlan, Metric
+from llm.executor import execute
 
 log = logging.getLogger(__name__)
 

@@ -12,9 +12,7 @@ from datetime import date
 from decimal import Decimal
 
 from elastic.masking import mask_account_numbers
-from elastic.results import Vocabulary
-from llm.answer import Answer, Citation
-from llm.intent_plan import (
+from elastic.model.plan import (
     CompareSide,
     Direction,
     GroupBy,
@@ -24,6 +22,8 @@ from llm.intent_plan import (
     Metric,
     SortOrder,
 )
+from elastic.model.results import Vocabulary
+from llm.answering.answer import Answer, Citation
 
 MAX_VOCABULARY = 400  # names per list; keeps the prompt bounded for very large histories
 EXAMPLE_AS_OF = date(2024, 6, 15)

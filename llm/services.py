@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import logging
 
-from elastic.backend import SearchBackend, open_backend
+from elastic.backend import SearchBackend
+from elastic.engines import open_backend
 from elastic.ingest.cleaning import CATEGORIES
 from elastic.ingest.landing import CategoryFallback
-from elastic.results import Vocabulary
+from elastic.model.results import Vocabulary
 from elastic.statement_store import StatementStore
 from llm.embeddings import Embedder, make_embedder
-from llm.intent_router import OfflineRouter
 from llm.pipeline import ChatPipeline, Composer, Router, RouterFactory, TextProbe
+from llm.understanding.offline_router import OfflineRouter
 from settings import Settings
 
 log = logging.getLogger(__name__)
@@ -30,8 +31,8 @@ def open_prepared_backend(settings: Settings, embedder: Embedder) -> SearchBacke
 
 def gemini_parts(settings: Settings) -> tuple[RouterFactory, Composer]:
     """Gemini routing (offline rules as fallback) and composing, sharing one Vertex client."""
-    from llm.gemini_router import GeminiRouter
-    from llm.vertex_chat import GeminiComposer
+    from llm.answering.gemini_composer import GeminiComposer
+    from llm.understanding.gemini_router import GeminiRouter
     from llm.vertex_client import make_client
 
     client = make_client(settings)

@@ -1,4 +1,4 @@
-"""One place that builds the google-genai client for Vertex AI."""
+"""One place that builds the google-genai client for Vertex AI, and its retry options."""
 
 from __future__ import annotations
 
@@ -8,6 +8,26 @@ from google import genai
 from google.genai import types
 
 from settings import Settings
+
+DEFAULT_BACKOFF_S = 1.0
+RETRY_STATUS_CODES = [408, 429, 500, 502, 503, 504]
+
+
+def request_options(settings: Settings, backoff_s: float = DEFAULT_BACKOFF_S) -> types.HttpOptions:
+    """Per-request options: bounded retries with exponential backoff and jitter on 408, 429,
+    5xx, timeouts and connection errors (google-genai's own tenacity-based retry).
+
+    The client's timeout (``make_client``) applies to each attempt.
+    """
+    return types.HttpOptions(
+        retry_options=types.HttpRetryOptions(
+            attempts=settings.vertex_retries + 1,
+            initial_delay=backoff_s,
+            max_delay=backoff_s * 16,
+            jitter=backoff_s / 2,
+            http_status_codes=RETRY_STATUS_CODES,
+        )
+    )
 
 
 def make_client(settings: Settings, credentials: Any | None = None) -> genai.Client:

@@ -17,11 +17,11 @@ from typing import Annotated
 import typer
 from tqdm import tqdm
 
-from elastic.backend import BackendError, BackendUnavailable, EmbeddingMismatch
+from elastic.errors import BackendError, BackendUnavailable, EmbeddingMismatch
 from elastic.ingest.landing import FileDefaults, ingest_file
 from elastic.ingest.landing import forget as forget_data
 from elastic.masking import mask_logs
-from elastic.records import IngestReport
+from elastic.model.records import IngestReport
 from settings import Settings
 
 log = logging.getLogger("finsync")

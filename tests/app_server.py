@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from elastic.backend import open_backend
+from elastic.engines import open_backend
 from elastic.ingest import ingest_statements, ingest_transactions
 from elastic.statement_store import StatementStore
 from llm.embeddings import Embedder

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from elastic.backend import SearchBackend
-from elastic.embedded_backend import EmbeddedBackend
-from elastic.es_backend import ElasticsearchBackend
+from elastic.engines.elasticsearch.backend import ElasticsearchBackend
+from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.ingest import ingest_statements, ingest_transactions
-from elastic.records import IngestReport
+from elastic.model.records import IngestReport
 from elastic.statement_store import StatementStore
 from llm.embeddings import LocalEmbedder
 from scripts.sample_data import SampleSet, generate_sample

@@ -7,7 +7,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from llm.intent_plan import IntentPlan
+from elastic.model.plan import IntentPlan
 from llm.pipeline import Router
 
 LABELED = Path(__file__).parent / "data" / "labeled_questions.jsonl"

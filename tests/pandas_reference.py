@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from llm.intent_plan import (
+from elastic.model.plan import (
     CompareSide,
     Direction,
     GroupBy,

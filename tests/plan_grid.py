@@ -6,7 +6,7 @@ from datetime import date
 from decimal import Decimal
 from itertools import product
 
-from llm.intent_plan import Direction, GroupBy, Intent, IntentPlan, Interval, Metric, SortOrder
+from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Interval, Metric, SortOrder
 
 RANGES = [
     (None, None),

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from elastic.backend import SearchBackend
-from llm.intent_plan import Intent, IntentPlan
-from llm.intent_router import OfflineRouter
+from elastic.model.plan import Intent, IntentPlan
+from llm.understanding.offline_router import OfflineRouter
 from scripts.sample_data import SampleSet
 from tests import pandas_reference as ref
 from tests.conftest import SAMPLE_USER

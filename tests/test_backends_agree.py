@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from elastic.embedded_backend import EmbeddedBackend
-from elastic.es_backend import ElasticsearchBackend
+from elastic.engines.elasticsearch.backend import ElasticsearchBackend
+from elastic.engines.sqlite.backend import EmbeddedBackend
+from elastic.model.plan import Intent, IntentPlan
 from llm.embeddings import LocalEmbedder
-from llm.intent_executor import execute
-from llm.intent_plan import Intent, IntentPlan
-from llm.intent_router import OfflineRouter
+from llm.executor import execute
+from llm.understanding.offline_router import OfflineRouter
 from tests.conftest import SAMPLE_USER
 from tests.labeled import load_cases, route_case
 

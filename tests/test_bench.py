@@ -6,12 +6,12 @@ from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
-from elastic.embedded_backend import EmbeddedBackend
+from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.ingest.landing import ingest_file
-from elastic.records import Transaction
+from elastic.model.records import Transaction
 from llm.embeddings import LocalEmbedder
-from llm.intent_router import OfflineRouter
 from llm.pipeline import ChatPipeline
+from llm.understanding.offline_router import OfflineRouter
 from scripts.bench.__main__ import main
 from scripts.bench.data import write_transactions_csv
 from scripts.bench.questions import (

@@ -13,8 +13,8 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from llm.answering.wording import money
 from llm.embeddings import LocalEmbedder
-from llm.formatting import money
 from scripts.sample_data import SampleSet
 from tests.app_server import (
     ARTIFACTS,

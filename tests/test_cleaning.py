@@ -22,7 +22,7 @@ from elastic.ingest.cleaning import (
     normalise_merchant,
     rule_category,
 )
-from llm.intent_plan import TRANSFERS_CATEGORY
+from elastic.model.plan import TRANSFERS_CATEGORY
 from scripts.sample_data import SampleSet
 
 # --- merchants ---------------------------------------------------------------------------------

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from elastic.embedded_backend import EmbeddedBackend
-from elastic.es_backend import ElasticsearchBackend
+from elastic.engines.elasticsearch.backend import ElasticsearchBackend
+from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.ingest.pdf.statement import StatementValues, read_statement
-from llm.intent_plan import Intent, IntentPlan
+from elastic.model.plan import Intent, IntentPlan
 from scripts.sample_data import SampleSet
 from tests import pandas_reference as ref
 from tests.conftest import SAMPLE_USER

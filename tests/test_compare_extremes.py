@@ -14,16 +14,10 @@ import pandas as pd
 import pytest
 
 from elastic.backend import SearchBackend
-from elastic.embedded_backend import EmbeddedBackend
-from elastic.es_backend import ElasticsearchBackend
+from elastic.engines.elasticsearch.backend import ElasticsearchBackend
+from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.ingest import ingest_transactions
-from elastic.results import AggregateResult, CompareResult
-from llm.answer import Answer
-from llm.answer_composer import compose
-from llm.embeddings import LocalEmbedder
-from llm.formatting import money
-from llm.intent_executor import execute
-from llm.intent_plan import (
+from elastic.model.plan import (
     CompareSide,
     Direction,
     GroupBy,
@@ -32,8 +26,14 @@ from llm.intent_plan import (
     Interval,
     Metric,
 )
-from llm.intent_router import OfflineRouter
+from elastic.model.results import AggregateResult, CompareResult
+from llm.answering.answer import Answer
+from llm.answering.composer import compose
+from llm.answering.wording import money
+from llm.embeddings import LocalEmbedder
+from llm.executor import execute
 from llm.pipeline import ChatPipeline
+from llm.understanding.offline_router import OfflineRouter
 from scripts.sample_data import SampleSet
 from settings import Settings
 from tests import pandas_reference as ref

@@ -11,14 +11,20 @@ import pytest
 from google.oauth2.credentials import Credentials
 from pydantic import ValidationError
 
-from elastic.records import Transaction
-from elastic.results import AccountInfo, AggregateResult, CompareResult, SideResult, Vocabulary
-from llm.answer import Answer
-from llm.answer_composer import compose
-from llm.formatting import period_name, side_label
-from llm.gemini_router import GeminiRouter, conform, plan_schema
-from llm.intent_plan import CompareSide, Direction, Intent, IntentPlan, Interval, Metric
-from llm.vertex_chat import GeminiComposer
+from elastic.model.plan import CompareSide, Direction, Intent, IntentPlan, Interval, Metric
+from elastic.model.records import Transaction
+from elastic.model.results import (
+    AccountInfo,
+    AggregateResult,
+    CompareResult,
+    SideResult,
+    Vocabulary,
+)
+from llm.answering.answer import Answer
+from llm.answering.composer import compose
+from llm.answering.gemini_composer import GeminiComposer
+from llm.answering.wording import period_name, side_label
+from llm.understanding.gemini_router import GeminiRouter, conform, plan_schema
 from llm.vertex_client import make_client
 from settings import Settings
 from tests.vertex_loopback import Reply, VertexLoopback

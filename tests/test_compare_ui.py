@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from elastic.model.plan import Intent, IntentPlan
 from llm.embeddings import LocalEmbedder
-from llm.intent_plan import Intent, IntentPlan
 from scripts.sample_data import SampleSet
 from tests import pandas_reference as ref
 from tests.app_server import APP, ingest_sample_into

@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from elastic.backend import EmbeddingMismatch
-from elastic.embedded_backend import EmbeddedBackend
-from elastic.es_backend import ElasticsearchBackend
+from elastic.engines.elasticsearch.backend import ElasticsearchBackend
+from elastic.engines.sqlite.backend import EmbeddedBackend
+from elastic.errors import EmbeddingMismatch
 from elastic.ingest import ingest_transactions
 from elastic.ingest.pdf.statement import StatementValues, read_statement
-from elastic.query_builders import q_text_qa
+from elastic.model.plan import Intent, IntentPlan
+from elastic.query.builders import q_text_qa
 from llm.embeddings import LocalEmbedder
-from llm.intent_plan import Intent, IntentPlan
 from scripts.sample_data import SampleSet
 from settings import Settings
 from tests.conftest import SAMPLE_USER

@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from elastic.backend import EmbeddingMismatch
-from elastic.embedded_backend import NO_VECTOR_NOTE, VECTOR_FAILED_NOTE, EmbeddedBackend
-from elastic.embedded_sql import where
-from elastic.records import StatementChunk, Transaction
-from elastic.results import AccountInfo
-from llm.intent_plan import Direction, GroupBy, Intent, IntentPlan, Interval, Metric, SortOrder
+from elastic.engines.sqlite.backend import NO_VECTOR_NOTE, VECTOR_FAILED_NOTE, EmbeddedBackend
+from elastic.engines.sqlite.sql import where
+from elastic.errors import EmbeddingMismatch
+from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Interval, Metric, SortOrder
+from elastic.model.records import StatementChunk, Transaction
+from elastic.model.results import AccountInfo
 from settings import Settings
 from tests import pandas_reference as ref
 

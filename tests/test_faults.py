@@ -26,16 +26,17 @@ from pathlib import Path
 import pytest
 from elasticsearch import Elasticsearch
 
-from elastic.backend import BackendUnavailable, QueryRejected, SearchBackend
-from elastic.embedded_backend import DB_FILE, EmbeddedBackend
-from elastic.es_backend import ElasticsearchBackend
+from elastic.backend import SearchBackend
+from elastic.engines.elasticsearch.backend import ElasticsearchBackend
+from elastic.engines.sqlite.backend import DB_FILE, EmbeddedBackend
+from elastic.errors import BackendUnavailable, QueryRejected
 from elastic.ingest.landing import WRITE_BATCH
-from elastic.records import StatementChunk, StatementFact
+from elastic.model.plan import Direction, Intent, IntentPlan, Metric
+from elastic.model.records import StatementChunk, StatementFact
 from llm.embeddings import LocalEmbedder
-from llm.intent_plan import Direction, Intent, IntentPlan, Metric
-from llm.intent_router import OfflineRouter
 from llm.pipeline import ChatPipeline
 from llm.services import build_pipeline
+from llm.understanding.offline_router import OfflineRouter
 from scripts.es_node import start_node
 from settings import Settings
 from tests.conftest import es_settings
@@ -505,7 +506,7 @@ def test_a_request_elasticsearch_rejects_is_an_internal_error_logged_with_it(
         backend.prepare(embedder.dims, embedder.model_name)
         pipeline = ChatPipeline(backend, embedder, OfflineRouter)
         with (
-            caplog.at_level(logging.ERROR, logger="elastic.es_backend"),
+            caplog.at_level(logging.ERROR, logger="elastic.engines.elasticsearch.backend"),
             pytest.raises(QueryRejected) as caught,
         ):
             pipeline.ask("How much did I spend in 2024?", USER, AS_OF)
@@ -545,7 +546,7 @@ def test_sqlite_errors_are_mapped_to_an_outage_or_a_rejected_query(
     backend = EmbeddedBackend(Settings(data_dir=data))
     plan = IntentPlan(intent=Intent.text_qa, text="overdraft fee")
     with (
-        caplog.at_level(logging.ERROR, logger="elastic.embedded_backend"),
+        caplog.at_level(logging.ERROR, logger="elastic.engines.sqlite.backend"),
         pytest.raises(QueryRejected) as rejected,
     ):
         backend.text_qa(USER, plan, None)

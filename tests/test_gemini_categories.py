@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from google.oauth2.credentials import Credentials
 
-from elastic.embedded_backend import EmbeddedBackend
+from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.ingest.landing import FileDefaults, ingest_file
+from elastic.model.plan import Direction, Intent, IntentPlan
 from elastic.statement_store import StatementStore
 from llm.gemini_categories import GeminiCategoriser
-from llm.intent_plan import Direction, Intent, IntentPlan
 from llm.vertex_client import make_client
 from settings import Settings
 from tests.vertex_loopback import Reply, VertexLoopback

@@ -9,12 +9,12 @@ from datetime import date
 import pytest
 
 from elastic.ingest.landing import ingest_file
+from elastic.model.plan import Intent
 from elastic.statement_store import StatementStore
-from llm.answer_composer import steers
+from llm.answering.composer import steers
 from llm.embeddings import LocalEmbedder
-from llm.intent_plan import Intent
-from llm.intent_router import OfflineRouter
 from llm.pipeline import ChatPipeline
+from llm.understanding.offline_router import OfflineRouter
 from tests import hostile_inputs as hostile
 from tests.conftest import empty_backend
 from tests.reliability import record

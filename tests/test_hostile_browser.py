@@ -15,7 +15,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from elastic.backend import open_backend
+from elastic.engines import open_backend
 from elastic.ingest.landing import ingest_file
 from elastic.statement_store import StatementStore
 from llm.embeddings import LocalEmbedder

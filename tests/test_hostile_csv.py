@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 
 from elastic.backend import SearchBackend
 from elastic.ingest.landing import ingest_file
-from elastic.records import IngestReport
+from elastic.model.plan import Direction, Intent, IntentPlan
+from elastic.model.records import IngestReport
 from llm.embeddings import LocalEmbedder
-from llm.intent_plan import Direction, Intent, IntentPlan
 from scripts.cli import app
 from tests.conftest import empty_backend
 from tests.reliability import record

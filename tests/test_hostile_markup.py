@@ -12,9 +12,9 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elastic.results import AggregateResult, Bucket, Group, TrendResult
-from llm.answer import Citation
-from llm.intent_plan import Direction, GroupBy, Intent, IntentPlan, Interval, Metric
+from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Interval, Metric
+from elastic.model.results import AggregateResult, Bucket, Group, TrendResult
+from llm.answering.answer import Citation
 from ui.answer_text import inert_stream, link_citations, plain_figure_text, plain_markdown
 from ui.figures import groups_figure, metric_label, trend_figure
 

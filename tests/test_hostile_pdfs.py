@@ -14,9 +14,9 @@ from elastic.backend import SearchBackend
 from elastic.ingest.landing import ingest_file
 from elastic.ingest.pdf.page_reader import MAX_PAGES
 from elastic.ingest.pdf.statement import OCR_MARK
+from elastic.model.plan import Direction, Intent, IntentPlan
 from elastic.statement_store import StatementStore
 from llm.embeddings import LocalEmbedder
-from llm.intent_plan import Direction, Intent, IntentPlan
 from scripts.cli import app
 from tests import hostile_inputs as hostile
 from tests.conftest import empty_backend

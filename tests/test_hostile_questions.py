@@ -16,12 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elastic.ingest.landing import ingest_file
+from elastic.model.plan import Intent, IntentPlan
 from elastic.statement_store import StatementStore
-from llm.answer import Answer
+from llm.answering.answer import Answer
 from llm.embeddings import LocalEmbedder
-from llm.intent_plan import Intent, IntentPlan
-from llm.intent_router import OfflineRouter
 from llm.pipeline import ChatPipeline
+from llm.understanding.offline_router import OfflineRouter
 from scripts.sample_data import SampleSet
 from tests import hostile_inputs as hostile
 from tests.conftest import empty_backend

@@ -12,13 +12,13 @@ from datetime import date
 import pytest
 
 from elastic.backend import SearchBackend
-from elastic.results import AggregateResult, ListingResult, TextQAResult, TrendResult
-from llm.answer import Answer
+from elastic.model.plan import Intent
+from elastic.model.results import AggregateResult, ListingResult, TextQAResult, TrendResult
+from llm.answering.answer import Answer
 from llm.embeddings import LocalEmbedder
-from llm.intent_executor import execute
-from llm.intent_plan import Intent
-from llm.intent_router import OfflineRouter
+from llm.executor import execute
 from llm.pipeline import ChatPipeline
+from llm.understanding.offline_router import OfflineRouter
 from tests.conftest import SAMPLE_USER
 from tests.reliability import record
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from elastic.embedded_backend import EmbeddedBackend
+from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.ingest.landing import FileDefaults, forget, ingest_file
+from elastic.model.plan import Direction, Intent, IntentPlan, Interval
 from elastic.statement_store import StatementStore
 from llm.embeddings import LocalEmbedder
-from llm.intent_plan import Direction, Intent, IntentPlan, Interval
 from scripts.sample_data import SampleSet
 from settings import Settings
 

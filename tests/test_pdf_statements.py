@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 
 from elastic.backend import SearchBackend
-from elastic.embedded_backend import EmbeddedBackend
-from elastic.es_backend import ElasticsearchBackend
+from elastic.engines.elasticsearch.backend import ElasticsearchBackend
+from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.ingest.landing import FileDefaults, ingest_file
 from elastic.ingest.pdf.statement import OCR_MARK
-from elastic.records import IngestReport
+from elastic.model.plan import Direction, Intent, IntentPlan
+from elastic.model.records import IngestReport
 from elastic.statement_store import StatementStore
 from llm.embeddings import LocalEmbedder
-from llm.intent_plan import Direction, Intent, IntentPlan
-from llm.intent_router import OfflineRouter
 from llm.pipeline import ChatPipeline
+from llm.understanding.offline_router import OfflineRouter
 from scripts.sample_data import SampleSet
 from settings import Settings
 from tests.conftest import es_settings

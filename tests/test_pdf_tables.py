@@ -24,8 +24,8 @@ from elastic.ingest.pdf.facts import read_facts
 from elastic.ingest.pdf.metadata import read_metadata
 from elastic.ingest.pdf.page_reader import read_pages
 from elastic.ingest.pdf.page_words import PageText, Word
+from elastic.ingest.pdf.reader import PDFIUM_LOCK
 from elastic.ingest.pdf.tables import TableResult, read_transactions
-from elastic.pdf_reader import PDFIUM_LOCK
 from scripts.sample_data import SampleSet
 from scripts.sample_statements import generate_statements
 

@@ -7,13 +7,13 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from elastic.backend import BackendUnavailable
-from elastic.embedded_backend import EmbeddedBackend
-from llm.answer_composer import compose
+from elastic.engines.sqlite.backend import EmbeddedBackend
+from elastic.errors import BackendUnavailable
+from elastic.model.plan import Direction, Intent, IntentPlan, Metric
+from llm.answering.composer import compose
 from llm.embeddings import LocalEmbedder
-from llm.intent_plan import Direction, Intent, IntentPlan, Metric
-from llm.intent_router import OfflineRouter
 from llm.pipeline import ChatPipeline, Scope
+from llm.understanding.offline_router import OfflineRouter
 from scripts.sample_data import SampleSet
 from tests import pandas_reference as ref
 from tests.conftest import SAMPLE_USER
@@ -82,7 +82,7 @@ def test_rows_behind_a_number_are_exactly_its_rows(pipeline: ChatPipeline):
 
 
 def test_unreachable_elasticsearch_is_a_clear_answer(embedder: LocalEmbedder):
-    from elastic.es_backend import ElasticsearchBackend
+    from elastic.engines.elasticsearch.backend import ElasticsearchBackend
     from settings import Settings
 
     backend = ElasticsearchBackend(Settings(es_url="http://127.0.0.1:9", es_timeout_s=1))

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from elastic.backend import open_backend
-from elastic.es_backend import ElasticsearchBackend
-from llm.intent_plan import Direction, Intent, IntentPlan
+from elastic.engines import open_backend
+from elastic.engines.elasticsearch.backend import ElasticsearchBackend
+from elastic.model.plan import Direction, Intent, IntentPlan
 from scripts.cli import app
 from settings import Settings
 from tests.conftest import es_settings

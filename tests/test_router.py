@@ -11,9 +11,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from elastic.results import AccountInfo, Vocabulary
-from llm.date_phrases import find_date_range
-from llm.intent_plan import (
+from elastic.model.plan import (
     CompareSide,
     Direction,
     GroupBy,
@@ -23,8 +21,10 @@ from llm.intent_plan import (
     Metric,
     SortOrder,
 )
-from llm.intent_router import OfflineRouter
-from llm.text_norm import normalize
+from elastic.model.results import AccountInfo, Vocabulary
+from llm.understanding.dates import find_date_range
+from llm.understanding.offline_router import OfflineRouter
+from llm.understanding.text_norm import normalize
 from scripts.sample_data import SampleSet
 from tests.labeled import load_cases, route_case
 

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pandas as pd
 
-from elastic.records import Transaction
+from elastic.model.records import Transaction
 from ui.formatting import csv_bytes, transactions_frame
 
 ACCOUNT_NO = "4402718831"

@@ -7,11 +7,11 @@ from decimal import Decimal
 
 import pytest
 
-from llm.amount_phrases import MAX_AMOUNT
-from llm.date_phrases import DateProblem, find_date_range
-from llm.intent_plan import Intent, IntentPlan
-from llm.intent_router import OfflineRouter
-from llm.text_norm import normalize
+from elastic.model.plan import Intent, IntentPlan
+from llm.understanding.amounts import MAX_AMOUNT
+from llm.understanding.dates import DateProblem, find_date_range
+from llm.understanding.offline_router import OfflineRouter
+from llm.understanding.text_norm import normalize
 from scripts.sample_data import SampleSet
 from tests.test_router import vocabulary_from_csv
 

@@ -7,11 +7,11 @@ from datetime import date
 import pytest
 
 from elastic.backend import SearchBackend
-from llm.answer_composer import compose
+from elastic.model.plan import Intent, IntentPlan
+from llm.answering.composer import compose
 from llm.embeddings import LocalEmbedder
-from llm.intent_plan import Intent, IntentPlan
-from llm.intent_router import OfflineRouter
 from llm.pipeline import ChatPipeline
+from llm.understanding.offline_router import OfflineRouter
 from tests.conftest import SAMPLE_USER
 from tests.terms_facts import FACTS
 

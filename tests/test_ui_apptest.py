@@ -14,15 +14,15 @@ import pytest
 from google.oauth2.credentials import Credentials
 from streamlit.testing.v1 import AppTest
 
-from elastic.embedded_backend import EmbeddedBackend
+from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.ingest.landing import FileDefaults, ingest_file
 from elastic.masking import mask_account_numbers
-from elastic.results import Bucket, TrendResult
+from elastic.model.plan import Direction, Intent, IntentPlan, Interval, Metric
+from elastic.model.results import Bucket, TrendResult
 from llm import vertex_client
-from llm.answer import Citation
+from llm.answering.answer import Citation
+from llm.answering.wording import money
 from llm.embeddings import LocalEmbedder
-from llm.formatting import money
-from llm.intent_plan import Direction, Intent, IntentPlan, Interval, Metric
 from llm.pipeline import ChatPipeline
 from scripts.sample_data import SampleSet
 from settings import Settings

@@ -19,13 +19,14 @@ from PIL import Image
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Button
 
-from elastic.backend import BackendUnavailable, WriteCounts
-from elastic.embedded_backend import DB_FILE, EmbeddedBackend
+from elastic.backend import WriteCounts
+from elastic.engines.sqlite.backend import DB_FILE, EmbeddedBackend
+from elastic.errors import BackendUnavailable
 from elastic.ingest.landing import FileDefaults, Progress, ingest_file
-from elastic.records import IngestReport, Transaction
+from elastic.model.records import IngestReport, Transaction
 from elastic.statement_store import StatementStore
+from llm.answering.wording import money
 from llm.embeddings import LocalEmbedder
-from llm.formatting import money
 from scripts.sample_data import SampleSet
 from settings import Settings
 from tests.app_server import (

@@ -15,8 +15,9 @@ from google.genai import Client
 from google.oauth2.credentials import Credentials
 
 from elastic.masking import mask_account_numbers
-from elastic.records import Transaction
-from elastic.results import (
+from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Metric, SortOrder
+from elastic.model.records import Transaction
+from elastic.model.results import (
     AccountInfo,
     AggregateResult,
     Group,
@@ -25,13 +26,12 @@ from elastic.results import (
     TextQAResult,
     Vocabulary,
 )
-from llm.answer import Answer, Result
-from llm.answer_composer import compose
+from llm.answering.answer import Answer, Result
+from llm.answering.composer import compose
+from llm.answering.gemini_composer import GeminiComposer
 from llm.embeddings import VertexEmbedder
-from llm.gemini_router import GeminiRouter
-from llm.intent_plan import Direction, GroupBy, Intent, IntentPlan, Metric, SortOrder
-from llm.intent_router import OfflineRouter
-from llm.vertex_chat import GeminiComposer
+from llm.understanding.gemini_router import GeminiRouter
+from llm.understanding.offline_router import OfflineRouter
 from llm.vertex_client import make_client
 from settings import Settings
 from tests.vertex_loopback import Reply, VertexLoopback
@@ -366,7 +366,7 @@ def test_a_wrong_number_keeps_the_deterministic_text(
     answer = make()
     server.script(Reply(text=text))
 
-    with caplog.at_level(logging.WARNING, logger="llm.vertex_chat"):
+    with caplog.at_level(logging.WARNING, logger="llm.answering.gemini_composer"):
         composed = composer.compose("question", answer)
 
     assert composed.text == answer.text

@@ -6,7 +6,7 @@ import html
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
-from llm.answer import Citation
+from llm.answering.answer import Citation
 
 CITE_ATTRIBUTE = "data-fs-cite"
 """Marks an inline ``[N]``; the click catcher (``ui/citations.py``) reads it back."""

@@ -8,10 +8,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from elastic.results import AggregateResult, CompareResult, ListingResult, TrendResult
-from llm.answer import Answer
-from llm.formatting import money
-from llm.intent_plan import IntentPlan, Metric
+from elastic.model.plan import IntentPlan, Metric
+from elastic.model.results import AggregateResult, CompareResult, ListingResult, TrendResult
+from llm.answering.answer import Answer
+from llm.answering.wording import money
 from ui.figures import compare_figure, groups_figure, metric_label, trend_figure
 from ui.formatting import csv_bytes
 from ui.tables import money_column, transactions_table

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from llm.answer import Answer, Citation
-from llm.intent_plan import IntentPlan
+from elastic.model.plan import IntentPlan
+from llm.answering.answer import Answer, Citation
 
 _HISTORY = "chat_history"
 _WAITING = "chat_waiting_questions"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from llm.answer import Citation
+from llm.answering.answer import Citation
 from ui.answer_text import CITE_ATTRIBUTE, parse_citation_ref, plain_markdown
 
 _REQUESTED = "citation_requested"

@@ -9,9 +9,9 @@ from typing import Protocol, runtime_checkable
 
 import streamlit as st
 
-from elastic.results import Vocabulary
+from elastic.model.results import Vocabulary
 from elastic.statement_store import StatementStore
-from llm.answer import Answer
+from llm.answering.answer import Answer
 from llm.embeddings import LocalEmbedder
 from llm.pipeline import ChatPipeline
 from llm.services import build_pipeline, statement_store

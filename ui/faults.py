@@ -8,7 +8,7 @@ import logging
 
 import streamlit as st
 
-from elastic.backend import BackendError
+from elastic.errors import BackendError
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,9 @@ from datetime import date, timedelta
 
 import plotly.graph_objects as go
 
-from elastic.results import AggregateResult, Bucket, CompareResult, TrendResult
-from llm.formatting import (
+from elastic.model.plan import Direction, GroupBy, IntentPlan, Interval, Metric
+from elastic.model.results import AggregateResult, Bucket, CompareResult, TrendResult
+from llm.answering.wording import (
     DIRECTION_NOUN,
     INTERVAL_ADVERB,
     bucket_label,
@@ -22,7 +23,6 @@ from llm.formatting import (
     figure_noun,
     side_label,
 )
-from llm.intent_plan import Direction, GroupBy, IntentPlan, Interval, Metric
 from ui.answer_text import plain_figure_text, plain_markdown
 from ui.formatting import period_label
 

@@ -10,9 +10,9 @@ import pandas as pd
 from pandas.api.types import is_numeric_dtype
 
 from elastic.masking import mask_account, mask_account_numbers
-from elastic.records import Transaction
-from elastic.results import AccountInfo
-from llm.formatting import day_label
+from elastic.model.records import Transaction
+from elastic.model.results import AccountInfo
+from llm.answering.wording import day_label
 
 TRANSACTION_COLUMNS = [
     "Date",

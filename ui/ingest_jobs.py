@@ -19,7 +19,7 @@ from pathlib import Path
 
 from elastic.ingest.bank_csv import ColumnMapping
 from elastic.ingest.landing import FileDefaults, Progress
-from elastic.records import IngestReport
+from elastic.model.records import IngestReport
 from ui.faults import fault_line
 
 log = logging.getLogger(__name__)

@@ -25,8 +25,8 @@ from pathlib import Path
 import pypdfium2 as pdfium
 from PIL import Image, ImageDraw
 
-from elastic.pdf_reader import PDFIUM_LOCK
-from elastic.records import Box
+from elastic.ingest.pdf.reader import PDFIUM_LOCK
+from elastic.model.records import Box
 from ui.redaction import hidden_spans
 
 log = logging.getLogger(__name__)

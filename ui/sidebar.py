@@ -7,7 +7,7 @@ from datetime import date
 
 import streamlit as st
 
-from elastic.results import AccountInfo, Vocabulary
+from elastic.model.results import AccountInfo, Vocabulary
 from llm.pipeline import Scope
 from ui.chat_history import clear_history
 from ui.context import AppContext

@@ -11,10 +11,10 @@ from pathlib import Path
 import streamlit as st
 
 from elastic.masking import mask_account, mask_account_numbers
-from elastic.records import Box
-from elastic.results import ListingResult, StatementHit
-from llm.answer import Citation
-from llm.formatting import day_label, money
+from elastic.model.records import Box
+from elastic.model.results import ListingResult, StatementHit
+from llm.answering.answer import Citation
+from llm.answering.wording import day_label, money
 from ui.answer_text import highlight_passage, plain_markdown
 from ui.context import AppContext
 from ui.faults import show_fault

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from elastic.records import Transaction
+from elastic.model.records import Transaction
 from ui.formatting import csv_bytes, frame_currency, transactions_frame
 
 _NUMBER_FORMATS = {"USD": "dollar", "EUR": "euro", "JPY": "yen"}

@@ -29,7 +29,7 @@ import charset_normalizer
 from dateutil import parser as dateutil_parser
 
 from elastic.ingest.parsed import BalanceFact, ParsedFile, ParsedRow, UnreadableFile
-from elastic.records import IngestProblem
+from elastic.model.records import IngestProblem
 
 PROFILES_PATH = Path(__file__).with_name("csv_profiles.toml")
 PROJECT_PROFILE = "finsync-csv"  # the format of the "finsync" profile: the project's own schema

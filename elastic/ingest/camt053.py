@@ -25,7 +25,7 @@ from elastic.ingest.parsed import (
     set_file_level,
     shared_value,
 )
-from elastic.records import IngestProblem
+from elastic.model.records import IngestProblem
 
 FORMAT = "camt.053"
 

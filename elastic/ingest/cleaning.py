@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from llm.intent_plan import TRANSFERS_CATEGORY
+from elastic.model.plan import TRANSFERS_CATEGORY
 
 UNCATEGORIZED = "Uncategorized"
 

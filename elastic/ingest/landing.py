@@ -34,11 +34,17 @@ from elastic.ingest.parsed import (
     assume_bank,
 )
 from elastic.ingest.pdf.statement import PDF_FORMAT, PdfStatement, StatementValues, read_statement
-from elastic.records import IngestProblem, IngestReport, StatementChunk, StatementFact, Transaction
-from elastic.results import cents_to_amount
+from elastic.model.embedder import Embedder
+from elastic.model.plan import TRANSFERS_CATEGORY
+from elastic.model.records import (
+    IngestProblem,
+    IngestReport,
+    StatementChunk,
+    StatementFact,
+    Transaction,
+)
+from elastic.model.results import cents_to_amount
 from elastic.statement_store import StatementStore
-from llm.embeddings import Embedder
-from llm.intent_plan import TRANSFERS_CATEGORY
 
 log = logging.getLogger(__name__)
 

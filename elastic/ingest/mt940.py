@@ -25,7 +25,7 @@ from elastic.ingest.parsed import (
     exact_cents,
     shared_value,
 )
-from elastic.records import IngestProblem
+from elastic.model.records import IngestProblem
 
 FORMAT = "mt940"
 

@@ -37,7 +37,7 @@ from elastic.ingest.parsed import (
     exact_cents,
     set_file_level,
 )
-from elastic.records import IngestProblem
+from elastic.model.records import IngestProblem
 
 FORMAT = "ofx"
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 
-from elastic.records import Box, IngestProblem
+from elastic.model.records import Box, IngestProblem
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Protocol
 
 import numpy as np
 
-from elastic.records import StatementChunk
+from elastic.model.records import StatementChunk
 from llm.embeddings import Embedder
 from scripts.sample_data import (
     AIRLINES,

@@ -16,10 +16,10 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from elastic.records import StatementChunk
-from elastic.results import AggregateResult, ListingResult, TrendResult
-from llm.answer import Answer
-from llm.intent_plan import GroupBy, Intent, IntentPlan, SortOrder
+from elastic.model.plan import GroupBy, Intent, IntentPlan, SortOrder
+from elastic.model.records import StatementChunk
+from elastic.model.results import AggregateResult, ListingResult, TrendResult
+from llm.answering.answer import Answer
 from tests import pandas_reference as ref
 
 Figures = tuple[tuple[str, str, int], ...]

@@ -15,15 +15,16 @@ from typing import TypeVar
 
 import numpy as np
 
-from elastic.backend import BackendError, SearchBackend
-from elastic.embedded_backend import EmbeddedBackend
-from elastic.es_backend import ElasticsearchBackend
+from elastic.backend import SearchBackend
+from elastic.engines.elasticsearch.backend import ElasticsearchBackend
+from elastic.engines.sqlite.backend import EmbeddedBackend
+from elastic.errors import BackendError
 from elastic.ingest.landing import ingest_file
-from elastic.records import StatementChunk
-from llm.answer import Answer
+from elastic.model.records import StatementChunk
+from llm.answering.answer import Answer
 from llm.embeddings import LocalEmbedder
-from llm.intent_router import OfflineRouter
 from llm.pipeline import ChatPipeline
+from llm.understanding.offline_router import OfflineRouter
 from scripts.bench.data import statement_pages, write_transactions_csv
 from scripts.bench.measure import Phase, Phases
 from scripts.bench.questions import (

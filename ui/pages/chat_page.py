@@ -11,9 +11,9 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.elements.lib.mutable_status_container import StatusContainer
 
-from elastic.results import Vocabulary
-from llm.answer import Answer
-from llm.intent_plan import Intent
+from elastic.model.plan import Intent
+from elastic.model.results import Vocabulary
+from llm.answering.answer import Answer
 from llm.pipeline import Scope
 from ui.answer_text import inert_stream, link_citations, plain_markdown, without_tables
 from ui.charts import render_result

@@ -23,7 +23,7 @@ from elastic.ingest.landing import (
 )
 from elastic.ingest.parsed import UnreadableFile
 from elastic.ingest.pdf.statement import PDF_FORMAT
-from elastic.records import IngestReport
+from elastic.model.records import IngestReport
 from llm.services import category_fallback
 from settings import Settings
 from ui.answer_text import plain_markdown

@@ -8,11 +8,10 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
-from elastic.backend import StatementInfo
 from elastic.ingest.landing import forget
 from elastic.masking import mask_account
-from elastic.results import ListingResult, Vocabulary
-from llm.intent_plan import Direction, Intent, IntentPlan, SortOrder
+from elastic.model.plan import Direction, Intent, IntentPlan, SortOrder
+from elastic.model.results import ListingResult, StatementInfo, Vocabulary
 from ui.answer_text import plain_markdown
 from ui.context import AppContext, app_context, data_changed
 from ui.faults import show_fault

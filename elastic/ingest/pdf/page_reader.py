@@ -30,7 +30,7 @@ from PIL import Image
 
 from elastic.ingest.parsed import Box, UnreadableFile
 from elastic.ingest.pdf.page_words import PageText, Word
-from elastic.pdf_reader import PDFIUM_LOCK
+from elastic.ingest.pdf.reader import PDFIUM_LOCK
 
 MAX_PAGES = 500
 MAX_PAGE_POINTS = 200 * 72  # a page side beyond 200 inches is not a statement page

@@ -15,10 +15,10 @@ from elastic.ingest.pdf.facts import PdfFact, read_facts
 from elastic.ingest.pdf.metadata import read_metadata
 from elastic.ingest.pdf.page_reader import MAX_PAGES, read_pages
 from elastic.ingest.pdf.page_words import PageText
+from elastic.ingest.pdf.reader import body_text, page_texts, split_chunks
 from elastic.ingest.pdf.tables import read_transactions
 from elastic.masking import mask_account
-from elastic.pdf_reader import body_text, page_texts, split_chunks
-from elastic.records import IngestProblem, StatementChunk
+from elastic.model.records import IngestProblem, StatementChunk
 
 PDF_FORMAT = "statement PDF"
 OCR_MARK = "[Text recognised by OCR]"

@@ -16,12 +16,11 @@ from typing import Any, Literal, TypeVar
 from google import genai
 from google.genai import types
 
-from elastic.results import Vocabulary
-from llm.intent_plan import CompareSide, IntentPlan
+from elastic.model.plan import CompareSide, IntentPlan
+from elastic.model.results import Vocabulary
 from llm.pipeline import Router
 from llm.prompts import ROUTER_INSTRUCTION, router_prompt
-from llm.vertex_chat import DEFAULT_BACKOFF_S, request_options
-from llm.vertex_client import make_client
+from llm.vertex_client import DEFAULT_BACKOFF_S, make_client, request_options
 from settings import Settings
 
 log = logging.getLogger(__name__)

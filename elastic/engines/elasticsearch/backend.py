@@ -1,4 +1,4 @@
-"""The Elasticsearch backend: indices, idempotent bulk writes and the executors."""
+"""The Elasticsearch backend: indices, idempotent bulk writes and the four intents."""
 
 from __future__ import annotations
 
@@ -13,17 +13,8 @@ from typing import Any
 import numpy as np
 from elasticsearch import ApiError, ConnectionTimeout, Elasticsearch, TransportError, helpers
 
-from elastic import executors
-from elastic.backend import (
-    BackendUnavailable,
-    CategoryMemory,
-    EmbeddingMismatch,
-    PairRow,
-    QueryRejected,
-    StatementInfo,
-    WriteCounts,
-)
-from elastic.documents import (
+from elastic.backend import CategoryMemory, PairRow, WriteCounts
+from elastic.engines.documents import (
     CHUNKS_SIZE,
     STATEMENTS_SIZE,
     VOCABULARY_SIZE,
@@ -32,13 +23,27 @@ from elastic.documents import (
     in_listing_order,
     statement_info,
 )
-from elastic.mappings import (
+from elastic.engines.elasticsearch import searches
+from elastic.engines.elasticsearch.mappings import (
     category_rules_mapping,
     facts_mapping,
     statements_mapping,
     transactions_mapping,
 )
-from elastic.query_builders import (
+from elastic.errors import BackendUnavailable, EmbeddingMismatch, QueryRejected
+from elastic.model.plan import TRANSFERS_CATEGORY, IntentPlan
+from elastic.model.records import StatementChunk, StatementFact, Transaction
+from elastic.model.results import (
+    AccountInfo,
+    AggregateResult,
+    ListingResult,
+    StatementHit,
+    StatementInfo,
+    TextQAResult,
+    TrendResult,
+    Vocabulary,
+)
+from elastic.query.builders import (
     escape_wildcard,
     q_aggregate,
     q_facts,
@@ -46,17 +51,6 @@ from elastic.query_builders import (
     q_text_qa,
     q_trend,
 )
-from elastic.records import StatementChunk, StatementFact, Transaction
-from elastic.results import (
-    AccountInfo,
-    AggregateResult,
-    ListingResult,
-    StatementHit,
-    TextQAResult,
-    TrendResult,
-    Vocabulary,
-)
-from llm.intent_plan import TRANSFERS_CATEGORY, IntentPlan
 from settings import Settings
 
 log = logging.getLogger(__name__)
@@ -407,24 +401,24 @@ class ElasticsearchBackend:
     # -- the four intents -----------------------------------------------------------------
     def aggregate(self, user_id: str, plan: IntentPlan) -> AggregateResult:
         with self._answering(lambda: q_aggregate(plan, user_id)):
-            return executors.run_aggregate(self.es, self.tx_index, user_id, plan)
+            return searches.run_aggregate(self.es, self.tx_index, user_id, plan)
 
     def trend(self, user_id: str, plan: IntentPlan) -> TrendResult:
         with self._answering(lambda: q_trend(plan, user_id)):
-            return executors.run_trend(self.es, self.tx_index, user_id, plan)
+            return searches.run_trend(self.es, self.tx_index, user_id, plan)
 
     def listing(
         self, user_id: str, plan: IntentPlan, after: list[object] | None = None
     ) -> ListingResult:
         with self._answering(lambda: q_listing(plan, user_id, after)):
-            return executors.run_listing(self.es, self.tx_index, user_id, plan, after)
+            return searches.run_listing(self.es, self.tx_index, user_id, plan, after)
 
     def text_qa(
         self, user_id: str, plan: IntentPlan, query_vector: np.ndarray | None
     ) -> TextQAResult:
         # The keyword half is the request that can fail; the vector half degrades to a note.
         with self._answering(lambda: q_text_qa(plan, user_id, None)):
-            return executors.run_text_qa(self.es, self.st_index, user_id, plan, query_vector)
+            return searches.run_text_qa(self.es, self.st_index, user_id, plan, query_vector)
 
     # -- browsing -------------------------------------------------------------------------
     def vocabulary(self, user_id: str) -> Vocabulary:

@@ -7,8 +7,9 @@ from decimal import Decimal
 from typing import Any
 
 from elastic.masking import mask_account, mask_account_numbers
-from elastic.records import Box, Transaction
-from elastic.results import (
+from elastic.model.plan import Intent, IntentPlan, Metric
+from elastic.model.records import Box, Transaction
+from elastic.model.results import (
     AggregateResult,
     Bucket,
     CompareResult,
@@ -17,8 +18,7 @@ from elastic.results import (
     TextQAResult,
     TrendResult,
 )
-from llm.formatting import side_label
-from llm.intent_plan import Intent, IntentPlan, Metric
+from llm.answering.wording import side_label
 
 Result = AggregateResult | TrendResult | ListingResult | TextQAResult | CompareResult
 

@@ -10,16 +10,16 @@ from typing import TypeVar
 import numpy as np
 
 from elastic.backend import SearchBackend
-from elastic.results import (
+from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Metric, SortOrder
+from elastic.model.results import (
     AggregateResult,
     CompareResult,
     SideResult,
     TrendResult,
     average_per_interval,
 )
-from elastic.shaping import MIXED_CURRENCY
-from llm.answer import Result
-from llm.intent_plan import Direction, GroupBy, Intent, IntentPlan, Metric, SortOrder
+from elastic.query.shaping import MIXED_CURRENCY
+from llm.answering.answer import Result
 
 Numbers = TypeVar("Numbers", AggregateResult, TrendResult)
 # Spend and income are directed so that their smallest and largest values are the smallest

@@ -45,17 +45,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 
-from elastic.results import Vocabulary
-from llm.amount_phrases import AmountBounds, AmountProblem, find_amount_bounds
-from llm.date_phrases import (
-    DateProblem,
-    DateRange,
-    find_date_range,
-    unit_before,
-    warm_up,
-    year_earlier,
-)
-from llm.intent_plan import (
+from elastic.model.plan import (
     MAX_LIMIT,
     MAX_SIDES,
     TRANSFERS_CATEGORY,
@@ -68,8 +58,18 @@ from llm.intent_plan import (
     Metric,
     SortOrder,
 )
-from llm.text_norm import COUNT, blank, normalize, parse_count, strip_accents
-from llm.vocab_match import Kind, VocabMatcher
+from elastic.model.results import Vocabulary
+from llm.understanding.amounts import AmountBounds, AmountProblem, find_amount_bounds
+from llm.understanding.dates import (
+    DateProblem,
+    DateRange,
+    find_date_range,
+    unit_before,
+    warm_up,
+    year_earlier,
+)
+from llm.understanding.text_norm import COUNT, blank, normalize, parse_count, strip_accents
+from llm.understanding.vocabulary import Kind, VocabMatcher
 
 DEFAULT_LISTING_LIMIT = 20
 INCOME_CATEGORY = "Income"

@@ -17,8 +17,8 @@ from enum import StrEnum
 
 from rapidfuzz import fuzz, process, utils
 
-from elastic.results import Vocabulary
-from llm.text_norm import strip_accents
+from elastic.model.results import Vocabulary
+from llm.understanding.text_norm import strip_accents
 
 # Written as users say them; only targets present in the vocabulary are used.
 CATEGORY_SYNONYMS: dict[str, tuple[str, ...]] = {

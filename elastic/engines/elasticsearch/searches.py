@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
-from elastic.documents import (
+from elastic.engines.documents import (
     DEFAULT_CURRENCY,
     NO_VECTOR_NOTE,
     TOP_HITS,
@@ -17,17 +17,17 @@ from elastic.documents import (
     hit_from_source,
     transaction_from_source,
 )
-from elastic.query_builders import q_aggregate, q_listing, q_text_qa, q_trend
-from elastic.results import (
+from elastic.model.plan import Direction, GroupBy, IntentPlan
+from elastic.model.results import (
     AggregateResult,
     CellStats,
     ListingResult,
     TextQAResult,
     TrendResult,
 )
-from elastic.rrf import reciprocal_rank_fusion
-from elastic.shaping import aggregate_result, currency_of, directed_stats, trend_result
-from llm.intent_plan import Direction, GroupBy, IntentPlan
+from elastic.query.builders import q_aggregate, q_listing, q_text_qa, q_trend
+from elastic.query.rrf import reciprocal_rank_fusion
+from elastic.query.shaping import aggregate_result, currency_of, directed_stats, trend_result
 
 log = logging.getLogger(__name__)
 

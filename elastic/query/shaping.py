@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import date, timedelta
+from datetime import date
 from decimal import Decimal
 
-from dateutil.relativedelta import relativedelta
-
-from elastic.results import (
+from elastic.model.calendar import bucket_starts
+from elastic.model.plan import Direction, IntentPlan
+from elastic.model.results import (
     AggregateResult,
     Bucket,
     CellStats,
@@ -16,7 +16,6 @@ from elastic.results import (
     TrendResult,
     metric_value,
 )
-from llm.intent_plan import Direction, IntentPlan, Interval
 
 MIXED_CURRENCY = "mixed"
 
@@ -58,42 +57,6 @@ def aggregate_result(
         currency=currency,
         groups=sorted(shaped, key=_group_sort_key),
     )
-
-
-def bucket_start(day: date, interval: Interval) -> date:
-    """The calendar bucket a day falls in, labelled by its first day (weeks start Monday)."""
-    if interval is Interval.day:
-        return day
-    if interval is Interval.week:
-        return day - timedelta(days=day.weekday())
-    if interval is Interval.month:
-        return day.replace(day=1)
-    if interval is Interval.quarter:
-        return date(day.year, 3 * ((day.month - 1) // 3) + 1, 1)
-    return date(day.year, 1, 1)
-
-
-_STEP = {
-    Interval.day: relativedelta(days=1),
-    Interval.week: relativedelta(weeks=1),
-    Interval.month: relativedelta(months=1),
-    Interval.quarter: relativedelta(months=3),
-    Interval.year: relativedelta(years=1),
-}
-
-
-def shift(start: date, interval: Interval, n: int) -> date:
-    """``start`` moved by ``n`` calendar intervals (negative: back in time)."""
-    return start + _STEP[interval] * n
-
-
-def bucket_starts(first: date, last: date, interval: Interval) -> list[date]:
-    current, end = bucket_start(first, interval), bucket_start(last, interval)
-    starts = []
-    while current <= end:
-        starts.append(current)
-        current = shift(current, interval, 1)
-    return starts
 
 
 def _series(plan: IntentPlan, starts: list[date], found: Mapping[date, CellStats]) -> list[Bucket]:

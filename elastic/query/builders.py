@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from llm.intent_plan import (
+from elastic.model.plan import (
     TRANSFERS_CATEGORY,
     Direction,
     GroupBy,

@@ -39,9 +39,9 @@ from functools import lru_cache
 from dateparser.date import DateDataParser
 from dateutil.relativedelta import relativedelta
 
-from elastic.shaping import bucket_start, shift
-from llm.intent_plan import Interval
-from llm.text_norm import COUNT, parse_count
+from elastic.model.calendar import bucket_start, shift
+from elastic.model.plan import Interval
+from llm.understanding.text_norm import COUNT, parse_count
 
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
-from elastic.records import StatementFact, Transaction
-from llm.intent_plan import CompareSide, Direction, IntentPlan, Interval, Metric
+from elastic.model.plan import CompareSide, Direction, IntentPlan, Interval, Metric
+from elastic.model.records import StatementFact, Transaction
 
 CENT = Decimal("0.01")
 TENTH = Decimal("0.1")
@@ -202,3 +202,15 @@ class Vocabulary:
     first_date: date | None
     last_date: date | None
     currency: str = "USD"
+
+
+@dataclass(frozen=True)
+class StatementInfo:
+    statement_id: str
+    bank_name: str
+    account_name: str
+    account_no: str
+    statement_from: date
+    statement_to: date
+    pages: int
+    source_file: str

@@ -7,9 +7,8 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from elastic.backend import StatementInfo
-from elastic.records import Box, StatementFact, Transaction
-from elastic.results import StatementHit, cents_to_amount
+from elastic.model.records import Box, StatementFact, Transaction
+from elastic.model.results import StatementHit, StatementInfo, cents_to_amount
 
 TOP_HITS = 5
 DEFAULT_CURRENCY = "USD"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from decimal import Decimal
 
-from llm.intent_plan import CompareSide, Direction, Interval, Metric
+from elastic.model.plan import CompareSide, Direction, Interval, Metric
 
 CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
 DIRECTION_NOUN = {

@@ -19,17 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from elastic.backend import (
-    BackendError,
-    BackendUnavailable,
-    CategoryMemory,
-    EmbeddingMismatch,
-    PairRow,
-    QueryRejected,
-    StatementInfo,
-    WriteCounts,
-)
-from elastic.documents import (
+from elastic.backend import CategoryMemory, PairRow, WriteCounts
+from elastic.engines.documents import (
     CHUNKS_SIZE,
     DEFAULT_CURRENCY,
     NO_VECTOR_NOTE,
@@ -43,8 +34,23 @@ from elastic.documents import (
     statement_info,
     transaction_from_source,
 )
-from elastic.embedded_sql import fold, fts_query, order_by, search_after, sort_values, where
-from elastic.query_builders import (
+from elastic.engines.sqlite.sql import fold, fts_query, order_by, search_after, sort_values, where
+from elastic.errors import BackendError, BackendUnavailable, EmbeddingMismatch, QueryRejected
+from elastic.model.calendar import bucket_start
+from elastic.model.plan import TRANSFERS_CATEGORY, Direction, GroupBy, IntentPlan, Interval
+from elastic.model.records import Box, StatementChunk, StatementFact, Transaction
+from elastic.model.results import (
+    AccountInfo,
+    AggregateResult,
+    CellStats,
+    ListingResult,
+    StatementHit,
+    StatementInfo,
+    TextQAResult,
+    TrendResult,
+    Vocabulary,
+)
+from elastic.query.builders import (
     CANDIDATES,
     FACT_SORT,
     FACTS_SIZE,
@@ -56,26 +62,8 @@ from elastic.query_builders import (
     statement_filters,
     transaction_filters,
 )
-from elastic.records import Box, StatementChunk, StatementFact, Transaction
-from elastic.results import (
-    AccountInfo,
-    AggregateResult,
-    CellStats,
-    ListingResult,
-    StatementHit,
-    TextQAResult,
-    TrendResult,
-    Vocabulary,
-)
-from elastic.rrf import reciprocal_rank_fusion
-from elastic.shaping import (
-    aggregate_result,
-    bucket_start,
-    currency_of,
-    directed_stats,
-    trend_result,
-)
-from llm.intent_plan import TRANSFERS_CATEGORY, Direction, GroupBy, IntentPlan, Interval
+from elastic.query.rrf import reciprocal_rank_fusion
+from elastic.query.shaping import aggregate_result, currency_of, directed_stats, trend_result
 from settings import Settings
 
 log = logging.getLogger(__name__)

@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from elastic.ingest.pdf.reader import body_text
 from elastic.masking import mask_account, mask_account_numbers
-from elastic.pdf_reader import body_text
-from elastic.records import StatementFact, Transaction
-from elastic.results import (
+from elastic.model.plan import Direction, Intent, IntentPlan, Metric, SortOrder
+from elastic.model.records import StatementFact, Transaction
+from elastic.model.results import (
     AggregateResult,
     Bucket,
     CompareResult,
@@ -26,8 +27,8 @@ from elastic.results import (
     TextQAResult,
     TrendResult,
 )
-from llm.answer import Citation, Result
-from llm.formatting import (
+from llm.answering.answer import Citation, Result
+from llm.answering.wording import (
     DIRECTION_NOUN,
     FACT_LABELS,
     INTERVAL_ADVERB,
@@ -39,7 +40,6 @@ from llm.formatting import (
     plural,
     side_label,
 )
-from llm.intent_plan import Direction, Intent, IntentPlan, Metric, SortOrder
 
 log = logging.getLogger(__name__)
 Embed = Callable[[list[str]], np.ndarray]

@@ -30,35 +30,14 @@ from google import genai
 from google.genai import types
 
 from elastic.masking import mask_account_numbers
-from elastic.results import AggregateResult, ListingResult, TextQAResult, TrendResult
-from llm.answer import Answer, Result
-from llm.intent_plan import Intent, IntentPlan, Metric
+from elastic.model.plan import Intent, IntentPlan, Metric
+from elastic.model.results import AggregateResult, ListingResult, TextQAResult, TrendResult
+from llm.answering.answer import Answer, Result
 from llm.prompts import COMPOSER_INSTRUCTION, composer_prompt
-from llm.vertex_client import make_client
+from llm.vertex_client import DEFAULT_BACKOFF_S, make_client, request_options
 from settings import Settings
 
 log = logging.getLogger(__name__)
-
-DEFAULT_BACKOFF_S = 1.0
-RETRY_STATUS_CODES = [408, 429, 500, 502, 503, 504]
-
-
-def request_options(settings: Settings, backoff_s: float = DEFAULT_BACKOFF_S) -> types.HttpOptions:
-    """Per-request options: bounded retries with exponential backoff and jitter on 408, 429,
-    5xx, timeouts and connection errors (google-genai's own tenacity-based retry).
-
-    The client's timeout (``make_client``) applies to each attempt.
-    """
-    return types.HttpOptions(
-        retry_options=types.HttpRetryOptions(
-            attempts=settings.vertex_retries + 1,
-            initial_delay=backoff_s,
-            max_delay=backoff_s * 16,
-            jitter=backoff_s / 2,
-            http_status_codes=RETRY_STATUS_CODES,
-        )
-    )
-
 
 # --- what a text mentions: figures, days and months -------------------------------------------
 
