@@ -114,9 +114,8 @@ class SearchBackend(Protocol):
 
     def trend(self, user_id: str, plan: IntentPlan) -> TrendResult: ...
 
-    def listing(
-        self, user_id: str, plan: IntentPlan, after: list[object] | None = None
-    ) -> ListingResult: ...
+    def listing(self, user_id: str, plan: IntentPlan, after: str | None = None) -> ListingResult:
+        """A page of rows; ``after`` is the ``next_after`` cursor of the previous page."""
 
     def text_qa(
         self, user_id: str, plan: IntentPlan, query_vector: np.ndarray | None

@@ -1,4 +1,9 @@
-"""A grid of plans over the sample data: every metric, grouping, interval, order and filter."""
+"""A grid of plans over the sample data: every metric, grouping, interval, order and filter.
+
+Between them the plans use every filter node of ``elastic.query.spec`` (equality, membership,
+ranges, substring, negation, conjunction), top N groups, and trends whose asked range holds
+empty buckets.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +29,12 @@ FILTERS: list[dict[str, object]] = [
     {"max_amount": Decimal("20.00")},
     {"text": "atm"},
     {"categories": ["Transfers"]},
+    {"currency": "USD", "merchants": ["Starbucks", "Amazon"]},
+]
+# Sparse rows over a range wider than the data: the series has empty buckets inside it.
+SPARSE: list[dict[str, object]] = [
+    {"merchants": ["Starbucks"], "date_from": date(2023, 11, 20), "date_to": date(2024, 3, 10)},
+    {"min_amount": Decimal("500.00"), "date_from": date(2024, 5, 1), "date_to": date(2024, 8, 31)},
 ]
 
 
@@ -46,6 +57,15 @@ def grid() -> list[IntentPlan]:
             continue
         plans.append(
             IntentPlan(intent=Intent.trend, date_from=start, date_to=end, interval=interval)
+        )
+    for group, metric, top in product(
+        [GroupBy.category, GroupBy.merchant], [Metric.sum, Metric.count, Metric.max], [1, 3]
+    ):
+        plans.append(IntentPlan(intent=Intent.aggregate, group_by=group, metric=metric, top=top))
+    for sparse, interval in product(SPARSE, [Interval.day, Interval.week, Interval.month]):
+        plans.append(IntentPlan(intent=Intent.trend, interval=interval, **sparse))
+        plans.append(
+            IntentPlan(intent=Intent.trend, interval=interval, split_by_category=True, **sparse)
         )
     for filters in FILTERS:
         plans.append(IntentPlan(intent=Intent.trend, split_by_category=True, **filters))

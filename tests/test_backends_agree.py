@@ -7,11 +7,13 @@ import pytest
 from elastic.engines.elasticsearch.backend import ElasticsearchBackend
 from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.model.plan import Intent, IntentPlan
+from elastic.model.results import AggregateResult, TrendResult
 from llm.embeddings import LocalEmbedder
 from llm.executor import execute
 from llm.understanding.offline_router import OfflineRouter
 from tests.conftest import SAMPLE_USER
 from tests.labeled import load_cases, route_case
+from tests.plan_grid import grid
 
 pytestmark = pytest.mark.elasticsearch
 
@@ -50,6 +52,23 @@ def test_every_labeled_plan_gives_identical_numbers_and_rows(
     assert compared >= 250
 
 
+def test_every_grid_plan_gives_identical_answers(
+    es_sample: ElasticsearchBackend, embedded_sample: EmbeddedBackend
+):
+    """The grid, run as the executor runs it (top N groups cut, currencies split), covers
+    empty buckets and cut groups on both engines."""
+    empty_buckets = cut_groups = 0
+    for plan in grid():
+        on_es = execute(es_sample, SAMPLE_USER, plan)
+        assert on_es == execute(embedded_sample, SAMPLE_USER, plan), plan
+        if isinstance(on_es, TrendResult):
+            empty_buckets += sum(b.count == 0 for b in on_es.series)
+        if isinstance(on_es, AggregateResult) and plan.top:
+            everything = es_sample.aggregate(SAMPLE_USER, plan)
+            cut_groups += len(on_es.groups) == plan.top < len(everything.groups)
+    assert empty_buckets > 0 and cut_groups > 0
+
+
 def test_listing_pages_agree(es_sample: ElasticsearchBackend, embedded_sample: EmbeddedBackend):
     plan = IntentPlan(intent=Intent.listing, direction="any", sort="largest", limit=25)
     pages = {}
@@ -69,8 +88,14 @@ def test_listing_pages_agree(es_sample: ElasticsearchBackend, embedded_sample: E
 def test_text_search_overlap_is_reported(
     es_sample: ElasticsearchBackend, embedded_sample: EmbeddedBackend, embedder: LocalEmbedder
 ):
-    """Top-5 overlap is measured and reported (tests/test_text_qa.py checks, on both backends,
-    that each terms fact is quoted from the right account's page)."""
+    """Both engines' top-5 passages for the labeled text questions overlap: the mean share
+    of Elasticsearch's hits the embedded store also returns stays above a floor (each fuses its
+    own BM25 with kNN, so they are not expected to be equal; tests/test_text_qa.py checks, on
+    both backends, that each terms fact is quoted from the right account's page)."""
+    # Measured: mean 0.45 to 0.50 over 49 questions (sample seed 7, the local Elasticsearch
+    # 8.19 node the es_url fixture starts, the int8 MiniLM embedder). The floor sits a little
+    # below the lower value.
+    min_mean_overlap = 0.40
     text_cases = [
         case for case in load_cases() if case["expect"].get("intent") == Intent.text_qa.value
     ]
@@ -86,3 +111,4 @@ def test_text_search_overlap_is_reported(
     mean = sum(overlaps) / len(overlaps)
     print(f"\ntext_qa top-5 overlap over {len(overlaps)} questions: mean {mean:.2f}")
     assert len(overlaps) >= 30
+    assert mean >= min_mean_overlap, f"mean top-5 overlap {mean:.2f} < {min_mean_overlap}"

@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 from elastic.engines.elasticsearch.backend import ElasticsearchBackend
+from elastic.engines.elasticsearch.compile import compile_query
 from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.errors import EmbeddingMismatch
 from elastic.ingest import ingest_transactions
 from elastic.ingest.pdf.statement import StatementValues, read_statement
 from elastic.model.plan import Intent, IntentPlan
-from elastic.query.builders import q_text_qa
+from elastic.query import build
 from llm.embeddings import LocalEmbedder
 from scripts.sample_data import SampleSet
 from settings import Settings
@@ -109,7 +110,9 @@ def test_knn_finds_the_terms_page_for_a_fact(
 ):
     vector = [float(x) for x in embedder.embed(["What is the overdraft fee per item?"])[0]]
     plan = IntentPlan(intent=Intent.text_qa, text="What is the overdraft fee per item?")
-    body = q_text_qa(plan, SAMPLE_USER, vector)["knn"]
+    [body] = compile_query(
+        build.vector_ranking(plan, SAMPLE_USER, vector), es_sample.query_indices
+    ).values()
     hits = es_sample.es.search(index=es_sample.st_index, body=body)["hits"]["hits"][:5]
     texts = [h["_source"]["text"] for h in hits]
     assert any("Overdraft fee: $35.00 per item" in t for t in texts), texts
@@ -129,9 +132,10 @@ def test_bm25_finds_a_merchant_by_name(es_sample: ElasticsearchBackend):
     merchants = {h["_source"]["merchant"] for h in response["hits"]["hits"]}
     assert merchants == {"The Capital Grille"}
     plan = IntentPlan(intent=Intent.text_qa, text="Coursera")
-    hits = es_sample.es.search(
-        index=es_sample.st_index, body=q_text_qa(plan, SAMPLE_USER, None)["bm25"]
-    )
+    [bm25] = compile_query(
+        build.keyword_ranking(plan, SAMPLE_USER), es_sample.query_indices
+    ).values()
+    hits = es_sample.es.search(index=es_sample.st_index, body=bm25)
     assert hits["hits"]["hits"] and all(
         "COURSERA" in h["_source"]["text"].upper() for h in hits["hits"]["hits"]
     )

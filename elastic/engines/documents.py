@@ -1,4 +1,4 @@
-"""Stored documents ↔ records, and the constants both backends share."""
+"""Stored documents ↔ records, for both engines and the flows above them."""
 
 from __future__ import annotations
 
@@ -9,14 +9,6 @@ from typing import Any
 
 from elastic.model.records import Box, StatementFact, Transaction
 from elastic.model.results import StatementHit, StatementInfo, cents_to_amount
-
-TOP_HITS = 5
-DEFAULT_CURRENCY = "USD"
-VOCABULARY_SIZE = 2000
-STATEMENTS_SIZE = 10_000  # statements listed on the Sources page
-CHUNKS_SIZE = 1000  # chunks of one statement
-NO_VECTOR_NOTE = "Semantic search is unavailable; keyword matches only."
-VECTOR_FAILED_NOTE = "Semantic search failed; these are keyword matches only."
 
 
 def transaction_from_source(src: dict[str, Any]) -> Transaction:
@@ -96,7 +88,3 @@ def hit_from_source(src: Mapping[str, Any], score: float) -> StatementHit:
 def statement_info(src: Mapping[str, Any], pages: int) -> StatementInfo:
     """One statement as the Sources page lists it, from any of its stored chunks."""
     return StatementInfo(pages=pages, **_statement_fields(src))
-
-
-def in_listing_order(infos: list[StatementInfo]) -> list[StatementInfo]:
-    return sorted(infos, key=lambda s: (s.account_name, s.statement_from))

@@ -128,7 +128,7 @@ class CompareResult:
 class ListingResult:
     rows: list[Transaction]
     total: int
-    next_after: list[object] | None = None
+    next_after: str | None = None  # an opaque cursor (elastic.query.cursor)
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,12 @@
-"""The Elasticsearch backend: indices, idempotent bulk writes and the four intents."""
+"""The Elasticsearch backend: indices, idempotent bulk writes, and the engine the shared read
+flows (``elastic.query.flows``) run on."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import date
 from typing import Any
@@ -14,16 +15,16 @@ import numpy as np
 from elasticsearch import ApiError, ConnectionTimeout, Elasticsearch, TransportError, helpers
 
 from elastic.backend import CategoryMemory, PairRow, WriteCounts
-from elastic.engines.documents import (
-    CHUNKS_SIZE,
-    STATEMENTS_SIZE,
-    VOCABULARY_SIZE,
-    fact_from_source,
-    hit_from_source,
-    in_listing_order,
-    statement_info,
+from elastic.engines.elasticsearch.compile import (
+    CELLS,
+    SPAN_AGGS,
+    STATS,
+    VECTOR_FIELD,
+    Body,
+    Index,
+    compile_query,
+    escape_wildcard,
 )
-from elastic.engines.elasticsearch import searches
 from elastic.engines.elasticsearch.mappings import (
     category_rules_mapping,
     facts_mapping,
@@ -31,25 +32,26 @@ from elastic.engines.elasticsearch.mappings import (
     transactions_mapping,
 )
 from elastic.errors import BackendUnavailable, EmbeddingMismatch, QueryRejected
-from elastic.model.plan import TRANSFERS_CATEGORY, IntentPlan
+from elastic.model.plan import TRANSFERS_CATEGORY
 from elastic.model.records import StatementChunk, StatementFact, Transaction
-from elastic.model.results import (
-    AccountInfo,
-    AggregateResult,
-    ListingResult,
-    StatementHit,
-    StatementInfo,
-    TextQAResult,
-    TrendResult,
-    Vocabulary,
-)
-from elastic.query.builders import (
-    escape_wildcard,
-    q_aggregate,
-    q_facts,
-    q_listing,
-    q_text_qa,
-    q_trend,
+from elastic.query.build import STATEMENTS_SIZE
+from elastic.query.flows import Engine, Ranked, VectorSearchFailed
+from elastic.query.spec import (
+    Breakdown,
+    Buckets,
+    CellKey,
+    Collection,
+    Document,
+    Facets,
+    FacetsQuery,
+    Found,
+    Raw,
+    Search,
+    StatementsQuery,
+    StatsFound,
+    StatsQuery,
+    TextRanking,
+    VectorRanking,
 )
 from settings import Settings
 
@@ -85,6 +87,27 @@ def _root_cause(exc: BaseException) -> str:
     return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
 
 
+def _raw(stats: Mapping[str, Any]) -> Raw:
+    count = int(stats.get("count") or 0)
+    if count == 0:
+        return (0, 0, None, None)
+    return (count, round(stats["sum"]), int(stats["min"]), int(stats["max"]))
+
+
+def _cells(
+    agg: Mapping[str, Any], levels: Breakdown, keys: CellKey
+) -> Iterator[tuple[CellKey, Raw]]:
+    """The cells of a breakdown's aggregation (``compile._breakdown``), keys outermost first."""
+    if not levels:
+        yield keys, _raw(agg)
+        return
+    for bucket in agg["buckets"]:
+        is_date = isinstance(levels[0], Buckets)
+        key = date.fromisoformat(bucket["key_as_string"]) if is_date else bucket["key"]
+        inner = bucket[CELLS] if levels[1:] else bucket[STATS]
+        yield from _cells(inner, levels[1:], (*keys, key))
+
+
 def _user_key(user_id: str) -> str:
     """A fixed-length key per user, so no user id and document id can combine into another
     user's document id (as "a:b" + "c" and "a" + "b:c" would)."""
@@ -95,7 +118,7 @@ def _doc_id(user_id: str, doc_id: str) -> str:
     return f"{_user_key(user_id)}:{doc_id}"
 
 
-class ElasticsearchBackend:
+class ElasticsearchBackend(Engine):
     name = "elasticsearch"
 
     def __init__(self, settings: Settings, client: Elasticsearch | None = None) -> None:
@@ -109,6 +132,14 @@ class ElasticsearchBackend:
         self.st_index = settings.statements_index
         self.facts_index = settings.facts_index
         self.rules_index = settings.category_rules_index
+        # Field names and types only: the vector's dimensions do not matter to a query.
+        self.query_indices = {
+            Collection.transactions: Index(self.tx_index, transactions_mapping()["properties"]),
+            Collection.statements: Index(
+                self.st_index, statements_mapping(0, "")["properties"], (VECTOR_FIELD,)
+            ),
+            Collection.facts: Index(self.facts_index, facts_mapping()["properties"]),
+        }
 
     @property
     def indices(self) -> list[str]:
@@ -254,12 +285,6 @@ class ElasticsearchBackend:
         ]
         return self._bulk_create(user_id, actions)
 
-    def facts(self, user_id: str, plan: IntentPlan) -> list[StatementFact]:
-        body = q_facts(plan, user_id)
-        with self._answering(lambda: body):
-            hits = self.es.search(index=self.facts_index, body=body)["hits"]
-        return [fact_from_source(h["_source"]) for h in hits["hits"]]
-
     # -- categories and transfers ---------------------------------------------------------
     def category_memory(self, user_id: str) -> CategoryMemory:
         user = {"term": {"user_id": user_id}}
@@ -398,113 +423,70 @@ class ElasticsearchBackend:
             deleted, _ = helpers.bulk(self._writer, actions, chunk_size=BULK_CHUNK, refresh=True)
         return int(deleted)
 
-    # -- the four intents -----------------------------------------------------------------
-    def aggregate(self, user_id: str, plan: IntentPlan) -> AggregateResult:
-        with self._answering(lambda: q_aggregate(plan, user_id)):
-            return searches.run_aggregate(self.es, self.tx_index, user_id, plan)
-
-    def trend(self, user_id: str, plan: IntentPlan) -> TrendResult:
-        with self._answering(lambda: q_trend(plan, user_id)):
-            return searches.run_trend(self.es, self.tx_index, user_id, plan)
-
-    def listing(
-        self, user_id: str, plan: IntentPlan, after: list[object] | None = None
-    ) -> ListingResult:
-        with self._answering(lambda: q_listing(plan, user_id, after)):
-            return searches.run_listing(self.es, self.tx_index, user_id, plan, after)
-
-    def text_qa(
-        self, user_id: str, plan: IntentPlan, query_vector: np.ndarray | None
-    ) -> TextQAResult:
-        # The keyword half is the request that can fail; the vector half degrades to a note.
-        with self._answering(lambda: q_text_qa(plan, user_id, None)):
-            return searches.run_text_qa(self.es, self.st_index, user_id, plan, query_vector)
-
-    # -- browsing -------------------------------------------------------------------------
-    def vocabulary(self, user_id: str) -> Vocabulary:
-        def terms(field: str) -> dict[str, Any]:
-            return {"terms": {"field": field, "size": VOCABULARY_SIZE, "order": {"_key": "asc"}}}
-
-        body = {
-            "size": 0,
-            "query": {"term": {"user_id": user_id}},
-            "aggs": {
-                "merchants": terms("merchant"),
-                "categories": terms("category"),
-                "currencies": terms("currency"),
-                "accounts": {
-                    **terms("account_no"),
-                    "aggs": {"name": terms("account_name"), "bank": terms("bank_name")},
-                },
-                "first": {"min": {"field": "date", "format": "yyyy-MM-dd"}},
-                "last": {"max": {"field": "date", "format": "yyyy-MM-dd"}},
-            },
-        }
+    # -- the engine under the shared flows -------------------------------------------------
+    def _search(self, index: str, body: Body) -> dict[str, Any]:
         with self._answering(lambda: body):
-            aggs = self.es.search(index=self.tx_index, body=body)["aggregations"]
-        accounts = sorted(
-            AccountInfo(
-                b["name"]["buckets"][0]["key"], b["bank"]["buckets"][0]["key"], b["key"][-4:]
-            )
-            for b in aggs["accounts"]["buckets"]
-        )
-        first, last = aggs["first"].get("value_as_string"), aggs["last"].get("value_as_string")
-        currencies = [b["key"] for b in aggs["currencies"]["buckets"]]
-        return Vocabulary(
-            merchants=[b["key"] for b in aggs["merchants"]["buckets"]],
-            categories=[b["key"] for b in aggs["categories"]["buckets"]],
-            accounts=accounts,
-            first_date=date.fromisoformat(first) if first else None,
-            last_date=date.fromisoformat(last) if last else None,
-            currency=currencies[0] if currencies else "USD",
-        )
+            return self.es.search(index=index, body=body).body
 
-    def statements(self, user_id: str) -> list[StatementInfo]:
-        body = {
-            "size": 0,
-            "query": {"term": {"user_id": user_id}},
-            "aggs": {
-                "statements": {
-                    "terms": {"field": "statement_id", "size": STATEMENTS_SIZE},
-                    "aggs": {
-                        "pages": {"cardinality": {"field": "page"}},
-                        "doc": {
-                            "top_hits": {
-                                "size": 1,
-                                "_source": {"excludes": ["text", "summary_text", "summary_vector"]},
-                            }
-                        },
-                    },
-                }
-            },
+    def _compiled(self, query: object) -> Body:
+        [body] = compile_query(query, self.query_indices).values()
+        return body
+
+    def run_stats(self, query: StatsQuery) -> StatsFound:
+        aggs = self._search(self.tx_index, self._compiled(query))["aggregations"]
+        cells = {
+            name: {key: raw for key, raw in _cells(aggs[name], levels, ()) if raw[0]}
+            for name, levels in query.breakdowns
         }
-        with self._answering(lambda: body):
-            buckets = self.es.search(index=self.st_index, body=body)["aggregations"]["statements"][
-                "buckets"
+        low, high = (
+            next((b["key"] for b in aggs.get(name, {}).get("buckets", [])), None)
+            for name in SPAN_AGGS
+        )
+        return StatsFound(cells, (low, high))
+
+    def run_search(self, query: Search) -> Found:
+        index = self.query_indices[query.collection].name
+        hits = self._search(index, self._compiled(query))["hits"]
+        total = int(hits["total"]["value"]) if query.total else None
+        return Found([h["_source"] for h in hits["hits"]], total)
+
+    def run_facets(self, query: FacetsQuery) -> Facets:
+        aggs = self._search(self.tx_index, self._compiled(query))["aggregations"]
+        values = {
+            d.field: [
+                (b["key"], *(b[f]["buckets"][0]["key"] for f in d.firsts))
+                for b in aggs[d.field]["buckets"]
             ]
-        infos = [
-            statement_info(b["doc"]["hits"]["hits"][0]["_source"], int(b["pages"]["value"]))
-            for b in buckets
-        ]
-        return in_listing_order(infos)
-
-    def statement_chunks(self, user_id: str, statement_id: str) -> list[StatementHit]:
-        body = {
-            "size": CHUNKS_SIZE,
-            "_source": {"excludes": ["summary_vector"]},
-            "query": {
-                "bool": {
-                    "filter": [
-                        {"term": {"user_id": user_id}},
-                        {"term": {"statement_id": statement_id}},
-                    ]
-                }
-            },
-            "sort": [{"page": "asc"}, {"chunk": "asc"}],
+            for d in query.distinct
         }
-        with self._answering(lambda: body):
-            hits = self.es.search(index=self.st_index, body=body)["hits"]["hits"]
-        return [hit_from_source(h["_source"], 0.0) for h in hits]
+        span = (aggs["first"].get("value_as_string"), aggs["last"].get("value_as_string"))
+        return Facets(values, span)
+
+    def run_statements(self, query: StatementsQuery) -> list[tuple[Document, int]]:
+        aggs = self._search(self.st_index, self._compiled(query))["aggregations"]
+        return [
+            (b["doc"]["hits"]["hits"][0]["_source"], int(b["pages"]["value"]))
+            for b in aggs["statements"]["buckets"]
+        ]
+
+    def rank_keywords(self, query: TextRanking) -> list[Ranked]:
+        hits = self._search(self.st_index, self._compiled(query))["hits"]["hits"]
+        return [(h["_id"], h["_source"]) for h in hits]
+
+    def rank_vectors(self, query: VectorRanking) -> list[Ranked]:
+        """Any failure of the kNN search (an outage too) leaves the keyword half to answer."""
+        try:
+            hits = self.es.search(index=self.st_index, body=self._compiled(query))["hits"]["hits"]
+        except (ApiError, TransportError) as exc:
+            raise VectorSearchFailed(str(exc)) from exc
+        return [(h["_id"], h["_source"]) for h in hits]
+
+    def fetch_chunks(self, ids: Sequence[Hashable]) -> dict[Hashable, Document]:
+        with self._answering():
+            docs = self.es.mget(
+                index=self.st_index, ids=[str(i) for i in ids], source_excludes=[VECTOR_FIELD]
+            )["docs"]
+        return {d["_id"]: d["_source"] for d in docs if d.get("found")}
 
     def close(self) -> None:
         self.es.close()

@@ -1,7 +1,8 @@
 """The embedded backend: one SQLite file (SQL for numbers, FTS5 for BM25) and numpy cosine.
 
-Filters and sort orders are the Elasticsearch clauses of ``query_builders`` compiled to SQL, and
-raw per-cell stats go through the shared shaping code, so both backends give the same answers.
+It runs the neutral query spec compiled by ``compile.py``; the read flows above it
+(``elastic.query.flows``) are the ones the Elasticsearch backend runs too, so both backends
+give the same answers.
 """
 
 from __future__ import annotations
@@ -10,60 +11,47 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from datetime import date
-from itertools import groupby
-from typing import Any
 
 import numpy as np
 
 from elastic.backend import CategoryMemory, PairRow, WriteCounts
-from elastic.engines.documents import (
-    CHUNKS_SIZE,
-    DEFAULT_CURRENCY,
-    NO_VECTOR_NOTE,
-    STATEMENTS_SIZE,
-    TOP_HITS,
-    VECTOR_FAILED_NOTE,
-    VOCABULARY_SIZE,
-    fact_from_source,
-    hit_from_source,
-    in_listing_order,
-    statement_info,
-    transaction_from_source,
+from elastic.engines.sqlite.compile import (
+    BUCKET_FUNCTION,
+    Schema,
+    Sql,
+    Table,
+    compile_query,
+    fold,
+    fts_weights,
+    rollup,
+    sql_bucket_start,
 )
-from elastic.engines.sqlite.sql import fold, fts_query, order_by, search_after, sort_values, where
 from elastic.errors import BackendError, BackendUnavailable, EmbeddingMismatch, QueryRejected
-from elastic.model.calendar import bucket_start
-from elastic.model.plan import TRANSFERS_CATEGORY, Direction, GroupBy, IntentPlan, Interval
+from elastic.model.plan import TRANSFERS_CATEGORY
 from elastic.model.records import Box, StatementChunk, StatementFact, Transaction
-from elastic.model.results import (
-    AccountInfo,
-    AggregateResult,
-    CellStats,
-    ListingResult,
-    StatementHit,
-    StatementInfo,
-    TextQAResult,
-    TrendResult,
-    Vocabulary,
+from elastic.query.build import TEXT_QA_FIELDS
+from elastic.query.flows import Engine, Ranked, VectorSearchFailed
+from elastic.query.spec import (
+    And,
+    Collection,
+    Document,
+    Eq,
+    Facets,
+    FacetsQuery,
+    Filter,
+    Found,
+    Search,
+    StatementsQuery,
+    StatsFound,
+    StatsQuery,
+    TextRanking,
+    UnsupportedQuery,
+    VectorRanking,
 )
-from elastic.query.builders import (
-    CANDIDATES,
-    FACT_SORT,
-    FACTS_SIZE,
-    GROUP_FIELDS,
-    LISTING_SORTS,
-    MAX_GROUPS,
-    TEXT_QA_FIELDS,
-    fact_filters,
-    statement_filters,
-    transaction_filters,
-)
-from elastic.query.rrf import reciprocal_rank_fusion
-from elastic.query.shaping import aggregate_result, currency_of, directed_stats, trend_result
 from settings import Settings
 
 log = logging.getLogger(__name__)
@@ -79,24 +67,8 @@ _OUTAGE_CODES = frozenset(
 )
 
 
-def _fts_weights(fields: Sequence[str]) -> dict[str, float]:
-    """The ``multi_match`` fields as FTS5 columns and ``bm25()`` weights.
-
-    A sub-field ("summary_text.words": the same text split on punctuation) folds into its
-    column, since unicode61 already splits on punctuation; best_fields scoring counts the best
-    field, hence the highest boost.
-    """
-    weights: dict[str, float] = {}
-    for field in fields:
-        name, _, boost = field.partition("^")
-        column = name.partition(".")[0]
-        weights[column] = max(weights.get(column, 0.0), float(boost or 1))
-    return weights
-
-
-FTS_WEIGHTS = _fts_weights(TEXT_QA_FIELDS)
+FTS_WEIGHTS = fts_weights(TEXT_QA_FIELDS)
 _FTS_COLUMNS = ", ".join(FTS_WEIGHTS)
-_BM25 = f"bm25(chunks_fts, {', '.join(map(str, FTS_WEIGHTS.values()))})"
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -211,10 +183,6 @@ _HIT_COLUMNS = (
     "id, statement_id, page, chunk, text, bank_name, account_name, account_no, "
     "statement_from, statement_to, source_file"
 )
-_STATS = "COUNT(*), COALESCE(SUM(amount_cents), 0), MIN(amount_cents), MAX(amount_cents)"
-
-Raw = tuple[int, int, int, int]
-"""count, sum, min, max of signed amounts in cents."""
 
 
 def _json_box(box: Box | None) -> str | None:
@@ -230,22 +198,13 @@ def _insert_sql(table: str, columns: Iterable[str]) -> str:
     )
 
 
-def _bucket_cells(rows: Iterable[Sequence[Any]], interval: Interval) -> dict[date, Raw]:
-    """Per-day ``(day, count, sum, min, max)`` rows merged into calendar buckets."""
-    cells: dict[date, Raw] = {}
-    for day, count, total, low, high in rows:
-        start = bucket_start(date.fromisoformat(day), interval)
-        seen = cells.get(start)
-        cells[start] = (
-            (count, total, low, high)
-            if seen is None
-            else (seen[0] + count, seen[1] + total, min(seen[2], low), max(seen[3], high))
-        )
-    return cells
-
-
-def _directed(direction: Direction, cells: dict[date, Raw]) -> dict[date, CellStats]:
-    return {start: directed_stats(direction, *raw) for start, raw in cells.items()}
+def _user_of(where: Filter) -> str:
+    """The user a query is for: every query starts with its user filter."""
+    clauses = where.clauses if isinstance(where, And) else (where,)
+    for clause in clauses:
+        if isinstance(clause, Eq) and clause.field == "user_id":
+            return str(clause.value)
+    raise UnsupportedQuery("a vector ranking needs the user filter")
 
 
 @dataclass(frozen=True)
@@ -261,7 +220,7 @@ def _unit_rows(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.where(norms == 0, 1, norms)
 
 
-class EmbeddedBackend:
+class EmbeddedBackend(Engine):
     name = "embedded"
 
     def __init__(self, settings: Settings) -> None:
@@ -278,6 +237,7 @@ class EmbeddedBackend:
                 self.path, timeout=settings.store_lock_timeout_s, check_same_thread=False
             )
             self._conn.row_factory = sqlite3.Row
+            self._conn.create_function(BUCKET_FUNCTION, 2, sql_bucket_start, deterministic=True)
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
@@ -291,6 +251,15 @@ class EmbeddedBackend:
             self._insert_tx = _insert_sql("transactions", self._tx_columns)
             self._insert_chunk = _insert_sql("statement_chunks", self._chunk_columns - {"id"})
             self._data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        self._schema = Schema(
+            {
+                Collection.transactions: Table("transactions", self._tx_columns),
+                Collection.statements: Table("statement_chunks", self._chunk_columns, _HIT_COLUMNS),
+                Collection.facts: Table("statement_facts", self._fact_columns),
+            },
+            fts_table="chunks_fts",
+            fts_weights=FTS_WEIGHTS,
+        )
 
     def _add_missing_columns(self) -> None:
         """Stores written before provenance was kept get its columns (with neutral values)."""
@@ -446,15 +415,6 @@ class EmbeddedBackend:
             indexed = self._conn.executemany(self._insert_fact, docs).rowcount
         return WriteCounts(indexed, len(docs) - indexed, {})
 
-    def facts(self, user_id: str, plan: IntentPlan) -> list[StatementFact]:
-        cond, params = where(fact_filters(plan, user_id), self._fact_columns)
-        rows = self._rows(
-            f"SELECT * FROM statement_facts WHERE {cond} "
-            f"ORDER BY {order_by(FACT_SORT, self._fact_columns)} LIMIT {FACTS_SIZE}",
-            params,
-        )
-        return [fact_from_source(dict(row)) for row in rows]
-
     # -- categories and transfers ---------------------------------------------------------
     def category_memory(self, user_id: str) -> CategoryMemory:
         rules = self._rows(
@@ -538,87 +498,45 @@ class EmbeddedBackend:
             self._vectors.pop(user_id, None)
         return deleted
 
-    # -- the four intents -----------------------------------------------------------------
-    def _tx_where(self, plan: IntentPlan, user_id: str) -> tuple[str, list[object]]:
-        return where(transaction_filters(plan, user_id), self._tx_columns)
+    # -- the engine under the shared flows -------------------------------------------------
+    def _compiled(self, query: object) -> dict[str, Sql]:
+        return compile_query(query, self._schema)
 
-    def aggregate(self, user_id: str, plan: IntentPlan) -> AggregateResult:
-        cond, params = self._tx_where(plan, user_id)
-        [overall] = self._rows(
-            f"SELECT {_STATS}, MIN(currency), MAX(currency) FROM transactions WHERE {cond}",
-            params,
-        )
-        groups: dict[str, CellStats] = {}
-        if plan.group_by is GroupBy.month:
-            days = self._rows(
-                f"SELECT date, {_STATS} FROM transactions WHERE {cond} GROUP BY date", params
-            )
-            months = _directed(plan.direction, _bucket_cells(days, Interval.month))
-            groups = {start.isoformat(): stats for start, stats in months.items()}
-        elif plan.group_by is not None:
-            # Elasticsearch's terms aggregation keeps the MAX_GROUPS most frequent keys.
-            rows = self._rows(
-                f"SELECT {GROUP_FIELDS[plan.group_by]}, {_STATS} FROM transactions WHERE {cond} "
-                f"GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT {MAX_GROUPS}",
-                params,
-            )
-            groups = {row[0]: directed_stats(plan.direction, *row[1:]) for row in rows}
-        currency = currency_of((c for c in overall[4:] if c is not None), DEFAULT_CURRENCY)
-        return aggregate_result(
-            plan, directed_stats(plan.direction, *overall[:4]), groups, currency
-        )
+    def run_stats(self, query: StatsQuery) -> StatsFound:
+        [(sql, params)] = self._compiled(query).values()
+        return rollup(query, self._rows(sql, params))
 
-    def trend(self, user_id: str, plan: IntentPlan) -> TrendResult:
-        cond, params = self._tx_where(plan, user_id)
-        split = "category" if plan.split_by_category else "''"
-        # (category or '', day, count, sum, min, max, min currency, max currency)
-        rows = self._rows(
-            f"SELECT {split}, date, {_STATS}, MIN(currency), MAX(currency) "
-            f"FROM transactions WHERE {cond} GROUP BY 1, 2 ORDER BY 1, 2",
-            params,
-        )
-        found = _bucket_cells((row[1:6] for row in rows), plan.interval)
-        splits: dict[str, dict[date, CellStats]] = {}
-        if plan.split_by_category:
-            by_category = {
-                category: list(group) for category, group in groupby(rows, key=lambda r: r[0])
-            }
-            counts = {category: sum(r[2] for r in group) for category, group in by_category.items()}
-            # Like Elasticsearch's terms aggregation: the MAX_GROUPS most frequent categories.
-            kept = sorted(counts, key=lambda c: (-counts[c], c))[:MAX_GROUPS]
-            splits = {
-                c: _directed(
-                    plan.direction, _bucket_cells((r[1:6] for r in by_category[c]), plan.interval)
-                )
-                for c in kept
-            }
-        currency = currency_of({c for row in rows for c in row[6:]}, DEFAULT_CURRENCY)
-        return trend_result(plan, _directed(plan.direction, found), splits, currency)
+    def run_search(self, query: Search) -> Found:
+        statements = self._compiled(query)
+        page_sql, page_params = statements["page"]
+        with self._store(page_sql, page_params):
+            documents = [dict(row) for row in self._conn.execute(page_sql, page_params)]
+            total = None
+            if "total" in statements:
+                total_sql, total_params = statements["total"]
+                total = self._conn.execute(total_sql, total_params).fetchone()[0]
+        return Found(documents, total)
 
-    def listing(
-        self, user_id: str, plan: IntentPlan, after: list[object] | None = None
-    ) -> ListingResult:
-        cond, params = self._tx_where(plan, user_id)
-        sort = LISTING_SORTS[plan.sort]
-        page_cond, page_params = cond, params
-        if after:
-            keyset, keyset_params = search_after(sort, after, self._tx_columns)
-            page_cond, page_params = f"{cond} AND {keyset}", [*params, *keyset_params]
-        with self._store(f"listing WHERE {page_cond}", page_params):
-            rows = self._conn.execute(
-                f"SELECT * FROM transactions WHERE {page_cond} "
-                f"ORDER BY {order_by(sort, self._tx_columns)} LIMIT ?",
-                [*page_params, plan.limit],
-            ).fetchall()
-            total = self._conn.execute(
-                f"SELECT COUNT(*) FROM transactions WHERE {cond}", params
-            ).fetchone()[0]
-        next_after = sort_values(sort, rows[-1]) if rows and len(rows) == plan.limit else None
-        return ListingResult(
-            rows=[transaction_from_source(dict(row)) for row in rows],
-            total=total,
-            next_after=next_after,
-        )
+    def run_facets(self, query: FacetsQuery) -> Facets:
+        statements = self._compiled(query)
+        span_sql, span_params = statements.pop("span")
+        values = {
+            field: [tuple(row) for row in self._rows(sql, params)]
+            for field, (sql, params) in statements.items()
+        }
+        [(first, last)] = self._rows(span_sql, span_params)
+        return Facets(values, (first, last))
+
+    def run_statements(self, query: StatementsQuery) -> list[tuple[Document, int]]:
+        [(sql, params)] = self._compiled(query).values()
+        return [(dict(row), row["pages"]) for row in self._rows(sql, params)]
+
+    def rank_keywords(self, query: TextRanking) -> list[Ranked]:
+        statements = self._compiled(query)
+        if "ranking" not in statements:
+            return []
+        sql, params = statements["ranking"]
+        return [(row[0], None) for row in self._rows(sql, params)]
 
     def _vector_index(self, user_id: str) -> _VectorIndex | None:
         """The user's vectors, loaded once and kept until a write (ours or another process's)."""
@@ -641,123 +559,33 @@ class EmbeddedBackend:
             self._vectors[user_id] = index
         return self._vectors[user_id]
 
-    def _knn(
-        self, user_id: str, cond: str, params: Sequence[object], query_vector: np.ndarray
-    ) -> list[int]:
-        """Ids of the CANDIDATES chunks nearest by cosine among those the filters allow."""
-        with self._store(f"SELECT id FROM statement_chunks WHERE {cond}", params):
-            index = self._vector_index(user_id)
-            allowed = self._conn.execute(
-                f"SELECT id FROM statement_chunks WHERE {cond}", params
-            ).fetchall()
+    def rank_vectors(self, query: VectorRanking) -> list[Ranked]:
+        """The chunks nearest by cosine among those the filters allow, from the user's vectors
+        held in memory."""
+        sql, params = self._compiled(query)["allowed"]
+        with self._store(sql, params):
+            index = self._vector_index(_user_of(query.where))
+            allowed = [row[0] for row in self._conn.execute(sql, params)]
         if index is None:
             return []
-        query = np.asarray(query_vector, dtype=np.float32).ravel()
+        vector = np.asarray(query.vector, dtype=np.float32)
         dims = index.unit.shape[1]
-        if query.shape[0] != dims:
-            raise EmbeddingMismatch(f"the query vector has {query.shape[0]} dimensions, not {dims}")
-        mask = np.isin(index.ids, [row[0] for row in allowed])
+        if vector.shape[0] != dims:
+            raise VectorSearchFailed(
+                f"the query vector has {vector.shape[0]} dimensions, not {dims}"
+            )
+        mask = np.isin(index.ids, allowed)
         ids, unit = index.ids[mask], index.unit[mask]
-        scores = unit @ _unit_rows(query)
-        best = np.argsort(-scores, kind="stable")[:CANDIDATES]
-        return [int(i) for i in ids[best]]
+        best = np.argsort(-(unit @ _unit_rows(vector)), kind="stable")[: query.size]
+        return [(int(i), None) for i in ids[best]]
 
-    def _bm25(self, text: str, cond: str, params: Sequence[object]) -> list[int]:
-        match = fts_query(text)
-        if match is None:
-            return []
-        rows = self._rows(
-            # "+rowid": filter the matches, rather than run one FTS lookup per allowed id.
-            f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? "
-            f"AND +rowid IN (SELECT id FROM statement_chunks WHERE {cond}) "
-            f"ORDER BY {_BM25}, rowid LIMIT {CANDIDATES}",
-            [match, *params],
-        )
-        return [row[0] for row in rows]
-
-    def text_qa(
-        self, user_id: str, plan: IntentPlan, query_vector: np.ndarray | None
-    ) -> TextQAResult:
-        """BM25 and cosine fused by RRF; without a usable vector, keywords only and a note."""
-        cond, params = where(
-            {"bool": {"filter": statement_filters(plan, user_id)}}, self._chunk_columns
-        )
-        rankings = [self._bm25(plan.text or "", cond, params)]
-        note = NO_VECTOR_NOTE if query_vector is None else None
-        if query_vector is not None:
-            try:
-                rankings.append(self._knn(user_id, cond, params, query_vector))
-            except EmbeddingMismatch as exc:
-                log.warning("vector half of text search failed: %s", exc)
-                note = VECTOR_FAILED_NOTE
-        fused = reciprocal_rank_fusion(rankings, limit=TOP_HITS)
-        ids = [doc_id for doc_id, _ in fused]
+    def fetch_chunks(self, ids: Sequence[Hashable]) -> dict[Hashable, Document]:
         rows = self._rows(
             f"SELECT {_HIT_COLUMNS} FROM statement_chunks "
             f"WHERE id IN (SELECT value FROM json_each(?))",
-            [json.dumps(ids)],
+            [json.dumps(list(ids))],
         )
-        by_id = {row["id"]: dict(row) for row in rows}
-        hits = [hit_from_source(by_id[doc_id], score) for doc_id, score in fused]
-        return TextQAResult(hits=hits, keyword_only=len(rankings) < 2, note=note)
-
-    # -- browsing -------------------------------------------------------------------------
-    def vocabulary(self, user_id: str) -> Vocabulary:
-        def distinct(column: str) -> list[str]:
-            rows = self._rows(
-                f"SELECT DISTINCT {column} FROM transactions WHERE user_id = ? "
-                f"ORDER BY 1 LIMIT {VOCABULARY_SIZE}",
-                (user_id,),
-            )
-            return [row[0] for row in rows]
-
-        # Like the ES terms aggregations: per account number, its first name and bank.
-        accounts = self._rows(
-            "SELECT account_no, MIN(account_name), MIN(bank_name), MIN(currency) "
-            "FROM transactions WHERE user_id = ? GROUP BY account_no ORDER BY account_no",
-            (user_id,),
-        )
-        # Two scalar subqueries: each is one seek in the (user_id, date) key.
-        [(first, last)] = self._rows(
-            "SELECT (SELECT MIN(date) FROM transactions WHERE user_id = :user), "
-            "(SELECT MAX(date) FROM transactions WHERE user_id = :user)",
-            {"user": user_id},
-        )
-        return Vocabulary(
-            merchants=distinct("merchant"),
-            categories=distinct("category"),
-            accounts=sorted(
-                (
-                    AccountInfo(name, bank, number[-4:])
-                    for number, name, bank, _ in accounts[:VOCABULARY_SIZE]
-                ),
-                key=astuple,  # AccountInfo has no order of its own
-            ),
-            first_date=date.fromisoformat(first) if first else None,
-            last_date=date.fromisoformat(last) if last else None,
-            currency=min((row[3] for row in accounts), default=DEFAULT_CURRENCY),
-        )
-
-    def statements(self, user_id: str) -> list[StatementInfo]:
-        # Ordered like Elasticsearch's terms buckets, so ties in the final sort agree too.
-        rows = self._rows(
-            "SELECT statement_id, MIN(bank_name) AS bank_name, MIN(account_name) AS account_name, "
-            "MIN(account_no) AS account_no, MIN(statement_from) AS statement_from, "
-            "MIN(statement_to) AS statement_to, COUNT(DISTINCT page) AS pages, "
-            "MIN(source_file) AS source_file "
-            "FROM statement_chunks WHERE user_id = ? GROUP BY statement_id "
-            f"ORDER BY COUNT(*) DESC, statement_id LIMIT {STATEMENTS_SIZE}",
-            (user_id,),
-        )
-        return in_listing_order([statement_info(row, row["pages"]) for row in rows])
-
-    def statement_chunks(self, user_id: str, statement_id: str) -> list[StatementHit]:
-        rows = self._rows(
-            f"SELECT {_HIT_COLUMNS} FROM statement_chunks WHERE user_id = ? AND statement_id = ? "
-            f"ORDER BY page, chunk LIMIT {CHUNKS_SIZE}",
-            (user_id, statement_id),
-        )
-        return [hit_from_source(dict(row), 0.0) for row in rows]
+        return {row["id"]: dict(row) for row in rows}
 
     def close(self) -> None:
         with self._lock:

@@ -1,0 +1,209 @@
+"""IntentPlan → the neutral query spec. Pure functions; every query starts with the user filter,
+so nothing in a plan can widen whose documents a query reads."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from elastic.model.plan import (
+    TRANSFERS_CATEGORY,
+    Direction,
+    GroupBy,
+    IntentPlan,
+    Interval,
+    SortOrder,
+)
+from elastic.query.spec import (
+    And,
+    Breakdown,
+    Buckets,
+    Collection,
+    Contains,
+    Distinct,
+    Eq,
+    FacetsQuery,
+    Filter,
+    Groups,
+    In,
+    Not,
+    Range,
+    Search,
+    SortKey,
+    SortValue,
+    StatementsQuery,
+    Stats,
+    StatsQuery,
+    TextRanking,
+    VectorRanking,
+)
+
+GROUP_FIELDS = {
+    GroupBy.category: "category",
+    GroupBy.merchant: "merchant",
+    GroupBy.account: "account_name",
+    GroupBy.currency: "currency",
+}
+MAX_GROUPS = 1000
+TEXT_QA_FIELDS = ("summary_text^2", "summary_text.words", "text", "account_name", "bank_name")
+CANDIDATES = 20
+FACTS_SIZE = 50
+VOCABULARY_SIZE = 2000
+STATEMENTS_SIZE = 10_000  # statements listed on the Sources page
+CHUNKS_SIZE = 1000  # chunks of one statement
+
+AMOUNT = Stats("amount_cents")
+
+
+def _newest(*fields: str) -> tuple[SortKey, ...]:
+    return tuple(SortKey(f, descending=True) for f in fields)
+
+
+LISTING_SORTS: dict[SortOrder, tuple[SortKey, ...]] = {
+    SortOrder.newest: _newest("date", "transaction_id"),
+    SortOrder.oldest: (SortKey("date"), SortKey("transaction_id")),
+    SortOrder.largest: _newest("magnitude_cents", "date", "transaction_id"),
+    SortOrder.smallest: (SortKey("magnitude_cents"), *_newest("date", "transaction_id")),
+}
+FACT_SORT = (SortKey("as_of", descending=True), SortKey("fact_id"))
+CHUNK_SORT = (SortKey("page"), SortKey("chunk"))
+
+
+def _user(user_id: str) -> Eq:
+    return Eq("user_id", user_id)
+
+
+def _cents(value: object) -> int:
+    return round(value * 100)  # type: ignore[operator]
+
+
+def _period(field: str, plan: IntentPlan) -> list[Filter]:
+    """The plan's inclusive date range on ``field``, or nothing when it has none."""
+    if plan.date_from is None and plan.date_to is None:
+        return []
+    return [Range(field, gte=plan.date_from, lte=plan.date_to)]
+
+
+def _names(field: str, values: Sequence[str]) -> list[Filter]:
+    return [In(field, tuple(values))] if values else []
+
+
+def transaction_filters(plan: IntentPlan, user_id: str) -> And:
+    """The filter every transaction intent shares; the user filter is always first."""
+    clauses: list[Filter] = [_user(user_id), *_period("date", plan)]
+    clauses += _names("account_name", plan.accounts)
+    clauses += _names("category", plan.categories)
+    clauses += _names("merchant", plan.merchants)
+    if plan.currency:
+        clauses.append(Eq("currency", plan.currency))
+    if plan.direction is Direction.out:
+        clauses.append(Range("amount_cents", lt=0))
+    elif plan.direction is Direction.in_:
+        clauses.append(Range("amount_cents", gt=0))
+    if plan.min_amount is not None or plan.max_amount is not None:
+        low, high = plan.min_amount, plan.max_amount
+        clauses.append(
+            Range(
+                "magnitude_cents",
+                gte=None if low is None else _cents(low),
+                lte=None if high is None else _cents(high),
+            )
+        )
+    if plan.text and plan.text.strip():
+        clauses.append(Contains("description", plan.text.strip()))
+    if plan.excludes_transfers:
+        clauses.append(Not(Eq("category", TRANSFERS_CATEGORY)))
+    return And(tuple(clauses))
+
+
+def statement_filters(plan: IntentPlan, user_id: str) -> And:
+    """User, account and statement-period filters for text questions: a statement counts when
+    its period overlaps the asked one."""
+    clauses: list[Filter] = [_user(user_id), *_names("account_name", plan.accounts)]
+    if plan.date_from:
+        clauses.append(Range("statement_to", gte=plan.date_from))
+    if plan.date_to:
+        clauses.append(Range("statement_from", lte=plan.date_to))
+    return And(tuple(clauses))
+
+
+def fact_filters(plan: IntentPlan, user_id: str) -> And:
+    """The statement facts a question names, for its accounts, currency and period."""
+    clauses: list[Filter] = [_user(user_id), In("name", tuple(plan.facts))]
+    clauses += _names("account_name", plan.accounts)
+    if plan.currency:
+        clauses.append(Eq("currency", plan.currency))
+    return And((*clauses, *_period("as_of", plan)))
+
+
+# -- one query per need -----------------------------------------------------------------------
+def _series(interval: Interval) -> Buckets:
+    return Buckets("date", interval)
+
+
+def aggregation(plan: IntentPlan, user_id: str) -> StatsQuery:
+    """Breakdowns ``all`` and, for a grouped aggregate, ``groups``; the span of currencies."""
+    breakdowns: list[tuple[str, Breakdown]] = [("all", ())]
+    if plan.group_by is GroupBy.month:
+        breakdowns.append(("groups", (_series(Interval.month),)))
+    elif plan.group_by is not None:
+        breakdowns.append(("groups", (Groups(GROUP_FIELDS[plan.group_by], MAX_GROUPS),)))
+    return StatsQuery(transaction_filters(plan, user_id), AMOUNT, tuple(breakdowns), "currency")
+
+
+def trend(plan: IntentPlan, user_id: str) -> StatsQuery:
+    """Breakdowns ``series`` (buckets with data; the shared trend code fills empty buckets)
+    and, split by category, ``split``; the span of currencies."""
+    breakdowns: list[tuple[str, Breakdown]] = [("series", (_series(plan.interval),))]
+    if plan.split_by_category:
+        breakdowns.append(("split", (Groups("category", MAX_GROUPS), _series(plan.interval))))
+    return StatsQuery(transaction_filters(plan, user_id), AMOUNT, tuple(breakdowns), "currency")
+
+
+def listing(plan: IntentPlan, user_id: str, after: tuple[SortValue, ...] | None = None) -> Search:
+    return Search(
+        Collection.transactions,
+        transaction_filters(plan, user_id),
+        LISTING_SORTS[plan.sort],
+        plan.limit,
+        after,
+        total=True,
+    )
+
+
+def facts(plan: IntentPlan, user_id: str) -> Search:
+    """Newest first."""
+    return Search(Collection.facts, fact_filters(plan, user_id), FACT_SORT, FACTS_SIZE)
+
+
+def statement_chunks(user_id: str, statement_id: str) -> Search:
+    where = And((_user(user_id), Eq("statement_id", statement_id)))
+    return Search(Collection.statements, where, CHUNK_SORT, CHUNKS_SIZE)
+
+
+def statements(user_id: str) -> StatementsQuery:
+    return StatementsQuery(And((_user(user_id),)), STATEMENTS_SIZE)
+
+
+def vocabulary(user_id: str) -> FacetsQuery:
+    return FacetsQuery(
+        And((_user(user_id),)),
+        (
+            Distinct("merchant", VOCABULARY_SIZE),
+            Distinct("category", VOCABULARY_SIZE),
+            Distinct("currency", VOCABULARY_SIZE),
+            Distinct("account_no", VOCABULARY_SIZE, ("account_name", "bank_name")),
+        ),
+        span="date",
+    )
+
+
+def keyword_ranking(plan: IntentPlan, user_id: str) -> TextRanking:
+    return TextRanking(
+        statement_filters(plan, user_id), plan.text or "", TEXT_QA_FIELDS, CANDIDATES
+    )
+
+
+def vector_ranking(plan: IntentPlan, user_id: str, vector: Sequence[float]) -> VectorRanking:
+    return VectorRanking(
+        statement_filters(plan, user_id), tuple(float(x) for x in vector), CANDIDATES
+    )

@@ -1,0 +1,208 @@
+"""The read flows of ``SearchBackend``, written once above the engines.
+
+Each engine implements :class:`Engine`: it runs compiled spec queries and answers in the neutral
+forms of ``elastic.query.spec`` (raw cell stats, stored documents, ranked ids). Everything else
+(plan → spec, shaping, hybrid fusion, vocabulary, statement order, cursors) lives here, so the
+two engines cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import astuple
+from datetime import date
+
+import numpy as np
+
+from elastic.engines.documents import (
+    fact_from_source,
+    hit_from_source,
+    statement_info,
+    transaction_from_source,
+)
+from elastic.model.plan import Direction, IntentPlan
+from elastic.model.records import StatementFact
+from elastic.model.results import (
+    AccountInfo,
+    AggregateResult,
+    CellStats,
+    ListingResult,
+    StatementHit,
+    StatementInfo,
+    TextQAResult,
+    TrendResult,
+    Vocabulary,
+)
+from elastic.query import build, cursor
+from elastic.query.rrf import reciprocal_rank_fusion
+from elastic.query.shaping import aggregate_result, currency_of, directed_stats, trend_result
+from elastic.query.spec import (
+    CellKey,
+    Document,
+    Facets,
+    FacetsQuery,
+    Found,
+    Raw,
+    Search,
+    StatementsQuery,
+    StatsFound,
+    StatsQuery,
+    TextRanking,
+    VectorRanking,
+)
+
+log = logging.getLogger(__name__)
+
+TOP_HITS = 5
+DEFAULT_CURRENCY = "USD"
+NO_VECTOR_NOTE = "Semantic search is unavailable; keyword matches only."
+VECTOR_FAILED_NOTE = "Semantic search failed; these are keyword matches only."
+
+Ranked = tuple[Hashable, Document | None]
+"""A ranked chunk id, with its stored document when the ranking search returned it."""
+
+
+class VectorSearchFailed(RuntimeError):
+    """The vector half of a text search failed; the keyword half still answers."""
+
+
+class Engine(ABC):
+    """What an engine runs; the ``SearchBackend`` read methods are built on it."""
+
+    @abstractmethod
+    def run_stats(self, query: StatsQuery) -> StatsFound:
+        """Per breakdown name, the raw stats of each non-empty cell (``()`` for no levels),
+        and the span of ``query.span``."""
+
+    @abstractmethod
+    def run_search(self, query: Search) -> Found: ...
+
+    @abstractmethod
+    def run_facets(self, query: FacetsQuery) -> Facets: ...
+
+    @abstractmethod
+    def run_statements(self, query: StatementsQuery) -> list[tuple[Document, int]]:
+        """Per statement, one of its chunk documents and its number of distinct pages."""
+
+    @abstractmethod
+    def rank_keywords(self, query: TextRanking) -> list[Ranked]: ...
+
+    @abstractmethod
+    def rank_vectors(self, query: VectorRanking) -> list[Ranked]:
+        """Raises :class:`VectorSearchFailed` when the engine cannot compare the vector."""
+
+    @abstractmethod
+    def fetch_chunks(self, ids: Sequence[Hashable]) -> dict[Hashable, Document]: ...
+
+    # -- the flows ------------------------------------------------------------------------
+    def aggregate(self, user_id: str, plan: IntentPlan) -> AggregateResult:
+        found = self.run_stats(build.aggregation(plan, user_id))
+        cells = found.cells
+        groups: dict[str, CellStats] = {}
+        if plan.group_by is not None:
+            groups = {
+                _label(key[0]): stats
+                for key, stats in _directed(plan.direction, cells["groups"]).items()
+            }
+        overall = directed_stats(plan.direction, *cells["all"].get((), (0, 0, None, None)))
+        return aggregate_result(plan, overall, groups, _currency(found.span))
+
+    def trend(self, user_id: str, plan: IntentPlan) -> TrendResult:
+        found = self.run_stats(build.trend(plan, user_id))
+        cells = found.cells
+        series = {
+            _bucket(key[0]): s for key, s in _directed(plan.direction, cells["series"]).items()
+        }
+        splits: dict[str, dict[date, CellStats]] = {}
+        for (category, start), stats in _directed(plan.direction, cells.get("split", {})).items():
+            splits.setdefault(str(category), {})[_bucket(start)] = stats
+        return trend_result(plan, series, splits, _currency(found.span))
+
+    def listing(self, user_id: str, plan: IntentPlan, after: str | None = None) -> ListingResult:
+        """A page of rows; ``next_after`` is the opaque cursor of the next page."""
+        sort = build.LISTING_SORTS[plan.sort]
+        keyset = None if after is None else cursor.decode(after, len(sort))
+        found = self.run_search(build.listing(plan, user_id, keyset))
+        documents = found.documents
+        next_after = None
+        if documents and len(documents) == plan.limit:
+            next_after = cursor.encode([documents[-1][key.field] for key in sort])
+        return ListingResult(
+            rows=[transaction_from_source(dict(d)) for d in documents],
+            total=found.total or 0,
+            next_after=next_after,
+        )
+
+    def facts(self, user_id: str, plan: IntentPlan) -> list[StatementFact]:
+        return [fact_from_source(d) for d in self.run_search(build.facts(plan, user_id)).documents]
+
+    def text_qa(
+        self, user_id: str, plan: IntentPlan, query_vector: np.ndarray | None
+    ) -> TextQAResult:
+        """BM25 and vector rankings fused by RRF; without a usable vector, keywords and a note."""
+        ranked = [self.rank_keywords(build.keyword_ranking(plan, user_id))]
+        note = NO_VECTOR_NOTE if query_vector is None else None
+        if query_vector is not None:
+            try:
+                ranked.append(self.rank_vectors(build.vector_ranking(plan, user_id, query_vector)))
+            except VectorSearchFailed as exc:
+                log.warning("vector half of text search failed: %s", exc)
+                note = VECTOR_FAILED_NOTE
+        fused = reciprocal_rank_fusion([[i for i, _ in r] for r in ranked], limit=TOP_HITS)
+        documents = {i: d for r in ranked for i, d in r if d is not None}
+        missing = [i for i, _ in fused if i not in documents]
+        documents.update(self.fetch_chunks(missing) if missing else {})
+        hits = [hit_from_source(documents[i], score) for i, score in fused]
+        return TextQAResult(hits=hits, keyword_only=len(ranked) < 2, note=note)
+
+    def vocabulary(self, user_id: str) -> Vocabulary:
+        facets = self.run_facets(build.vocabulary(user_id))
+        values = facets.values
+        first, last = facets.span
+        currencies = [row[0] for row in values["currency"]]
+        return Vocabulary(
+            merchants=[row[0] for row in values["merchant"]],
+            categories=[row[0] for row in values["category"]],
+            accounts=sorted(
+                (
+                    AccountInfo(name, bank, number[-4:])
+                    for number, name, bank in values["account_no"]
+                ),
+                key=astuple,  # AccountInfo has no order of its own
+            ),
+            first_date=date.fromisoformat(first) if first else None,
+            last_date=date.fromisoformat(last) if last else None,
+            currency=currencies[0] if currencies else DEFAULT_CURRENCY,
+        )
+
+    def statements(self, user_id: str) -> list[StatementInfo]:
+        """The Sources page's order: by account, then period."""
+        found = self.run_statements(build.statements(user_id))
+        infos = [statement_info(document, pages) for document, pages in found]
+        return sorted(infos, key=lambda s: (s.account_name, s.statement_from))
+
+    def statement_chunks(self, user_id: str, statement_id: str) -> list[StatementHit]:
+        found = self.run_search(build.statement_chunks(user_id, statement_id))
+        return [hit_from_source(d, 0.0) for d in found.documents]
+
+
+def _directed(direction: Direction, cells: Mapping[CellKey, Raw]) -> dict[CellKey, CellStats]:
+    return {key: directed_stats(direction, *raw) for key, raw in cells.items()}
+
+
+def _bucket(key: str | date) -> date:
+    """A ``Buckets`` level's key: engines answer with the bucket's first day."""
+    assert isinstance(key, date), key
+    return key
+
+
+def _label(key: str | date) -> str:
+    return key.isoformat() if isinstance(key, date) else key
+
+
+def _currency(span: tuple[str | None, str | None]) -> str:
+    """One currency, "mixed" when the rows hold several (split above the engines), or the
+    default when there are no rows."""
+    return currency_of((c for c in span if c is not None), DEFAULT_CURRENCY)
