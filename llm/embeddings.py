@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from elastic.errors import ModelError, ModelOutputRejected
 from elastic.model.embedder import Embedder
 from settings import Settings
 
@@ -24,6 +25,10 @@ MAX_WORD_PIECES = 256
 # Attention memory grows with batch x length^2: at 64 x 256 word pieces ONNX Runtime peaks
 # above 2.5 GB, at 8 x 256 near 0.5 GB and no slower. Short texts still go 64 at a time.
 BATCH_WORD_PIECES = 2048
+# What a search does without (keywords still answer): Vertex AI's failures, as VertexEmbedder
+# raises them, and a connection or timeout of any embedder that calls a service. Anything else
+# an embedder raises is a bug and propagates.
+EMBEDDING_FAILURES: tuple[type[Exception], ...] = (ModelError, ConnectionError, TimeoutError)
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:
@@ -146,12 +151,13 @@ class _OnnxMiniLM:
 
 
 class VertexEmbedder:
-    """Vertex AI text embeddings through google-genai."""
+    """Vertex AI text embeddings through google-genai; fails with ``ModelUnavailable`` or
+    ``ModelOutputRejected`` (vectors of another shape)."""
 
     BATCH = 100
 
     def __init__(self, settings: Settings, client: object | None = None) -> None:
-        from llm.vertex_client import make_client
+        from llm.vertex_client import make_client  # google-genai loads only when it is used
 
         self._client = client or make_client(settings)
         self.model_name = settings.vertex_embedding_model
@@ -160,16 +166,22 @@ class VertexEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         from google.genai import types
 
+        from llm.vertex_client import vertex_call
+
         rows: list[list[float]] = []
         config = types.EmbedContentConfig(output_dimensionality=self.dims)
         for start in range(0, len(texts), self.BATCH):
             batch = texts[start : start + self.BATCH]
-            result = self._client.models.embed_content(
-                model=self.model_name, contents=batch, config=config
-            )
+            with vertex_call("embedding texts"):
+                result = self._client.models.embed_content(
+                    model=self.model_name, contents=batch, config=config
+                )
             rows.extend(list(e.values or []) for e in result.embeddings or [])
         if len(rows) != len(texts) or any(len(r) != self.dims for r in rows):
-            raise RuntimeError("Vertex AI returned embeddings of an unexpected shape")
+            raise ModelOutputRejected(
+                f"Vertex AI returned {len(rows)} embeddings for {len(texts)} texts, not all of "
+                f"{self.dims} dimensions"
+            )
         return _normalise(np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dims))
 
 

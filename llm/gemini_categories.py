@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from google import genai
 from google.genai import types
 
+from elastic.errors import ModelError, ModelOutputRejected
 from llm.prompts import CATEGORY_INSTRUCTION, category_prompt
-from llm.vertex_client import make_client, request_options
+from llm.vertex_client import make_client, request_options, vertex_call
 from settings import Settings
 
 log = logging.getLogger(__name__)
@@ -18,8 +19,9 @@ log = logging.getLogger(__name__)
 
 class GeminiCategoriser:
     """``fallback(merchant, descriptor)`` for the ingest categoriser: one call per merchant,
-    answers constrained to the allowed categories, and None on any failure (the row is then
-    "Uncategorized" and can be corrected on the Sources page)."""
+    answers constrained to the allowed categories, and None when Gemini names none, fails
+    (``ModelUnavailable``) or answers outside them (``ModelOutputRejected``): the row is then
+    "Uncategorized" and can be corrected on the Sources page. Other exceptions are bugs."""
 
     def __init__(
         self,
@@ -55,14 +57,26 @@ class GeminiCategoriser:
         return self._known[key]
 
     def _ask(self, merchant: str, descriptor: str) -> str | None:
+        contents = category_prompt(merchant, descriptor, self._categories)
         try:
-            response = self._client.models.generate_content(
-                model=self._model,
-                contents=category_prompt(merchant, descriptor, self._categories),
-                config=self._config,
-            )
-            chosen = json.loads(response.text or "{}").get("category")
-        except Exception as exc:  # any failure: the row stays uncategorised, never lost
-            log.warning("Gemini could not categorise %r: %s", merchant, exc)
+            with vertex_call("categorising a merchant"):
+                response = self._client.models.generate_content(
+                    model=self._model, contents=contents, config=self._config
+                )
+            return self._chosen(response.text or "")
+        except ModelError as exc:  # the row stays uncategorised, never lost
+            log.warning("Gemini could not categorise %r (%s): %s", merchant, exc.reason, exc)
             return None
-        return chosen if chosen in self._categories else None
+
+    def _chosen(self, text: str) -> str | None:
+        """The category Gemini chose, None for its "none fits" (an empty string)."""
+        try:
+            answer = json.loads(text)
+        except ValueError as exc:
+            raise ModelOutputRejected(f"not JSON: {text[:80]!r}") from exc
+        chosen = answer.get("category") if isinstance(answer, dict) else None
+        if chosen == "":
+            return None
+        if chosen not in self._categories:
+            raise ModelOutputRejected(f"not an offered category: {str(chosen)[:80]!r}")
+        return chosen

@@ -17,7 +17,14 @@ from typing import Annotated
 import typer
 from tqdm import tqdm
 
-from elastic.errors import BackendError, BackendUnavailable, EmbeddingMismatch
+from elastic.errors import (
+    BackendError,
+    BackendUnavailable,
+    EmbeddingMismatch,
+    FinSyncError,
+    ModelError,
+    headline,
+)
 from elastic.ingest.landing import FileDefaults, ingest_file
 from elastic.ingest.landing import forget as forget_data
 from elastic.masking import mask_logs
@@ -34,11 +41,12 @@ UserOption = Annotated[
 
 @contextmanager
 def _reported_errors() -> Iterator[None]:
-    """A backend that fails or holds other vectors: one clear line, exit code 1."""
+    """A backend that fails or holds other vectors, or any other of FinSync's errors: one clear
+    line (``headline``: an outage, an internal error, or the fix), exit code 1."""
     try:
         yield
-    except (BackendError, EmbeddingMismatch) as exc:
-        typer.echo(f"error: {exc}", err=True)
+    except FinSyncError as exc:
+        typer.echo(f"error: {headline(exc)}", err=True)
         raise typer.Exit(1) from exc
 
 
@@ -139,10 +147,13 @@ def _ingest(settings: Settings, files: list[Path], user: str, defaults: FileDefa
             finally:
                 backend.close()
     except EmbeddingMismatch as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {headline(exc)}", err=True)
         raise typer.Exit(1) from exc
     except BackendError as exc:
         typer.echo(_stopped(file, bar, str(exc)), err=True)
+        raise typer.Exit(1) from exc
+    except ModelError as exc:  # Vertex AI embeddings for a statement's pages
+        typer.echo(_stopped(file, bar, f"{headline(exc)}."), err=True)
         raise typer.Exit(1) from exc
     except KeyboardInterrupt as exc:
         typer.echo(_stopped(file, bar, "interrupted."), err=True)
@@ -295,11 +306,11 @@ def ask(
                 # The rest would wait on the same outage: each gets the one line, unasked.
                 failures += len(questions) - number
                 for unasked in questions[number:] if as_json else [text]:
-                    _print_failure(unasked, str(exc), as_json)
+                    _print_failure(unasked, headline(exc), as_json)
                 break
-            except BackendError as exc:  # logged with its request by the backend
+            except FinSyncError as exc:  # a rejected query is logged with its request
                 failures += 1
-                _print_failure(text, str(exc), as_json)
+                _print_failure(text, headline(exc), as_json)
                 continue
             except Exception as exc:  # one bad question must not lose the rest of the file
                 log.exception("answering %r failed", text)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import csv
 import time
 from datetime import date
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pytest
 
+from elastic.engines.sqlite.backend import EmbeddedBackend
+from elastic.ingest import ingest_transactions
 from elastic.model.plan import (
     CompareSide,
     Direction,
@@ -26,33 +27,44 @@ from llm.understanding.dates import find_date_range
 from llm.understanding.offline_router import OfflineRouter
 from llm.understanding.text_norm import normalize
 from scripts.sample_data import SampleSet
+from settings import Settings
+from tests.conftest import SAMPLE_USER
 from tests.labeled import load_cases, route_case
 
 AS_OF = date(2025, 7, 15)
 MIN_ACCURACY = 0.95
 
 
-def vocabulary_from_csv(path: Path) -> Vocabulary:
-    """What an index built from this transactions CSV would report as its vocabulary."""
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    accounts = frame.drop_duplicates("account_name")
-    dates = pd.to_datetime(frame["date"])
-    return Vocabulary(
-        merchants=sorted(set(frame["merchant"]) - {""}),
-        categories=sorted(set(frame["category"]) - {""}),
-        accounts=[
-            AccountInfo(row.account_name, row.bank_name, row.account_no[-4:])
-            for row in accounts.itertuples()
-        ],
-        first_date=dates.min().date(),
-        last_date=dates.max().date(),
-        currency=frame["currency"].iloc[0],
+@pytest.fixture(scope="module")
+def vocabulary(sample_set: SampleSet, tmp_path_factory: pytest.TempPathFactory) -> Vocabulary:
+    """The vocabulary of the sample data as the app reads it: the sample transactions landed by
+    the real import into a throwaway SQLite store (about a second; no model, no statements)."""
+    backend = EmbeddedBackend(Settings(data_dir=tmp_path_factory.mktemp("router-vocabulary")))
+    try:
+        report = ingest_transactions(backend, sample_set.transactions_csv, SAMPLE_USER)
+        assert report.indexed and not report.problems, report
+        return backend.vocabulary(SAMPLE_USER)
+    finally:
+        backend.close()
+
+
+def test_the_vocabulary_is_the_sample_data(vocabulary: Vocabulary, sample_set: SampleSet) -> None:
+    """What the tests below match words against: every merchant, category and account of the
+    sample transactions, as generated."""
+    with sample_set.transactions_csv.open(newline="", encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    assert set(vocabulary.merchants) == {row["merchant"] for row in rows}
+    assert set(vocabulary.categories) == {row["category"] for row in rows}
+    assert {a.account_name for a in vocabulary.accounts} == {row["account_name"] for row in rows}
+    assert (vocabulary.first_date, vocabulary.last_date) == (
+        date.fromisoformat(min(row["date"] for row in rows)),
+        date.fromisoformat(max(row["date"] for row in rows)),
     )
 
 
 @pytest.fixture(scope="module")
-def router(sample_set: SampleSet) -> OfflineRouter:
-    return OfflineRouter(vocabulary_from_csv(sample_set.transactions_csv))
+def router(vocabulary: Vocabulary) -> OfflineRouter:
+    return OfflineRouter(vocabulary)
 
 
 def _same(field: str, expected: Any, got: Any) -> bool:

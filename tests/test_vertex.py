@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 import pytest
 from google.genai import Client
 from google.oauth2.credentials import Credentials
 
+from elastic.errors import ModelOutputRejected, ModelUnavailable
 from elastic.masking import mask_account_numbers
 from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Metric, SortOrder
 from elastic.model.records import Transaction
@@ -26,14 +29,18 @@ from elastic.model.results import (
     TextQAResult,
     Vocabulary,
 )
+from llm.answering import gemini_composer
 from llm.answering.answer import Answer, Result
 from llm.answering.composer import compose
-from llm.answering.gemini_composer import GeminiComposer
+from llm.answering.gemini_composer import Draft, GeminiComposer
 from llm.embeddings import VertexEmbedder
+from llm.gemini_categories import GeminiCategoriser
+from llm.understanding import gemini_router
 from llm.understanding.gemini_router import GeminiRouter
 from llm.understanding.offline_router import OfflineRouter
 from llm.vertex_client import make_client
 from settings import Settings
+from tests.reliability import record
 from tests.vertex_loopback import Reply, VertexLoopback
 
 AS_OF = date(2024, 6, 15)
@@ -236,6 +243,75 @@ def test_a_slow_reply_times_out_and_falls_back(
     assert server.requests[0].headers["X-Server-Timeout"] == "1"  # ceil(0.5 s)
 
 
+@pytest.mark.reliability
+@pytest.mark.parametrize(
+    ("reply", "reason", "detail"),
+    [
+        (Reply.error(500), "model unavailable", "ServerError: 500 INTERNAL"),
+        (Reply.slow(5.0, json.dumps(GROCERIES_MAY)), "model unavailable", "ReadTimeout"),
+        (
+            Reply(text='{"intent": "aggregate", "categories": ["Groc'),
+            "model output rejected",
+            "json",
+        ),
+        (Reply.plan({"intent": "forecast"}), "model output rejected", "not a valid plan"),
+        (Reply.plan(GROCERIES_MAY | {"merchants": ["Costco"]}), "model output rejected", "Costco"),
+    ],
+    ids=["http-500", "timeout", "invalid-json", "invalid-plan", "unknown-name"],
+)
+def test_a_routing_fallback_is_logged_with_its_reason(
+    router: GeminiRouter,
+    server: VertexLoopback,
+    offline: StubRouter,
+    caplog: pytest.LogCaptureFixture,
+    reply: Reply,
+    reason: str,
+    detail: str,
+) -> None:
+    server.always(reply)
+
+    with caplog.at_level(logging.WARNING, logger="llm.understanding.gemini_router"):
+        plan = router.route("How much on groceries?", AS_OF)
+
+    assert plan == OFFLINE_PLAN and router.last_source == "offline" and len(offline.calls) == 1
+    [warning] = [r.getMessage() for r in caplog.records]
+    assert f"Gemini routing failed ({reason})" in warning
+    assert detail.casefold() in warning.casefold()
+    assert "\n" not in warning
+    record(
+        "faults",
+        f"Gemini routing meets: {detail}",
+        f"offline router's plan used; logged as '{reason}'",
+    )
+
+
+@pytest.mark.reliability
+def test_a_bug_in_the_router_is_not_swallowed(
+    router: GeminiRouter,
+    server: VertexLoopback,
+    offline: StubRouter,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A TypeError in FinSync's own code is a bug: it must surface, not become the offline plan."""
+
+    def broken(plan: IntentPlan, vocabulary: Vocabulary) -> IntentPlan:
+        raise TypeError("conform() got an unexpected keyword argument")
+
+    monkeypatch.setattr(gemini_router, "conform", broken)
+    server.script(Reply.plan(GROCERIES_MAY))
+
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        router.route("How much on groceries?", AS_OF)
+
+    assert not offline.calls and router.last_source is None
+    assert len(server.calls("generateContent")) == 1
+    record(
+        "faults",
+        "a TypeError inside the Gemini router's own code",
+        "raised to the caller; not answered by the offline router",
+    )
+
+
 def test_no_server_at_all_falls_back(settings: Settings, offline: StubRouter) -> None:
     closed = settings.model_copy(
         update={"vertex_base_url": "http://127.0.0.1:9", "vertex_retries": 0}
@@ -383,6 +459,40 @@ def test_composer_errors_keep_the_deterministic_text(
     assert len(server.requests) == settings.vertex_retries + 1
 
 
+@pytest.mark.reliability
+def test_bugs_in_the_composer_are_not_swallowed(
+    composer: GeminiComposer, server: VertexLoopback, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only Vertex AI's failures and rejected text fall back; a TypeError in the checks surfaces,
+    composed or streamed."""
+    server.always(Reply(text="You spent $1,234.56 on Groceries in May 2024 [1]."))
+
+    def broken(self: Draft, text: str) -> list[str]:
+        raise TypeError("problems() takes 1 positional argument")
+
+    monkeypatch.setattr(Draft, "problems", broken)
+    with pytest.raises(TypeError):
+        composer.compose("question", groceries_answer())
+    with pytest.raises(TypeError):
+        list(composer.stream("question", groceries_answer()))
+    assert len(server.requests) == 2
+    record(
+        "faults",
+        "a TypeError inside the Gemini composer's checks",
+        "raised to the caller (compose and stream); not hidden behind the computed answer",
+    )
+
+
+def test_a_rejected_text_is_a_model_output_rejection(composer: GeminiComposer) -> None:
+    draft = composer.draft("question", groceries_answer())
+    assert draft is not None
+
+    unsupported = re.escape("'$1,334.56' matches no computed value")
+    with pytest.raises(ModelOutputRejected, match=unsupported):
+        draft.finish("You spent $1,334.56 [1].")
+    assert issubclass(gemini_composer.Mismatch, ModelOutputRejected)
+
+
 def test_the_composer_prompt_fences_passages_and_masks_accounts(
     composer: GeminiComposer, server: VertexLoopback
 ) -> None:
@@ -523,3 +633,99 @@ def test_links_images_and_html_from_gemini_are_refused(
     server.script(Reply(text=text))
 
     assert composer.compose("question", answer).text == answer.text
+
+
+@pytest.mark.parametrize(
+    ("reply", "error", "match"),
+    [
+        (Reply.error(503), ModelUnavailable, "embedding texts: ServerError: 503"),
+        (Reply.slow(5.0), ModelUnavailable, "ReadTimeout"),
+    ],
+    ids=["http-503", "timeout"],
+)
+def test_vertex_embedding_failures_are_model_errors(
+    settings: Settings,
+    client: Client,
+    server: VertexLoopback,
+    reply: Reply,
+    error: type[Exception],
+    match: str,
+) -> None:
+    server.always(reply)
+    embedder = VertexEmbedder(settings.model_copy(update={"vertex_retries": 0}), client)
+
+    with pytest.raises(error, match=match):
+        embedder.embed(["coffee at Starbucks", "rent"])
+
+
+def test_vertex_embeddings_of_another_shape_are_rejected(
+    settings: Settings, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = client.models.embed_content
+
+    def one_short(**request: Any) -> Any:
+        response = real(**request)
+        return response.model_copy(update={"embeddings": response.embeddings[:-1]})
+
+    monkeypatch.setattr(client.models, "embed_content", one_short)
+
+    with pytest.raises(ModelOutputRejected, match="1 embeddings for 2 texts"):
+        VertexEmbedder(settings, client).embed(["coffee at Starbucks", "rent"])
+
+
+# --- categorising --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def categoriser(settings: Settings, client: Client) -> GeminiCategoriser:
+    return GeminiCategoriser(settings, ["Groceries", "Health"], client, backoff_s=BACKOFF_S)
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        (Reply.error(500), "model unavailable"),
+        (Reply(text=json.dumps({"category": "Weapons"})), "model output rejected"),
+        (Reply(text="not json"), "model output rejected"),
+        (Reply(text=json.dumps(["Health"])), "model output rejected"),
+    ],
+    ids=["http-500", "not-offered", "not-json", "not-an-object"],
+)
+def test_a_categorising_fallback_is_logged_with_its_reason(
+    categoriser: GeminiCategoriser,
+    server: VertexLoopback,
+    caplog: pytest.LogCaptureFixture,
+    reply: Reply,
+    reason: str,
+) -> None:
+    server.always(reply)
+
+    with caplog.at_level(logging.WARNING, logger="llm.gemini_categories"):
+        assert categoriser("Mystery Shop", "MYSTERY SHOP 123") is None
+
+    [warning] = [r.getMessage() for r in caplog.records]
+    assert f"could not categorise 'Mystery Shop' ({reason})" in warning
+
+
+def test_none_fits_is_no_category_without_a_warning(
+    categoriser: GeminiCategoriser, server: VertexLoopback, caplog: pytest.LogCaptureFixture
+) -> None:
+    server.always(Reply(text=json.dumps({"category": ""})))
+
+    with caplog.at_level(logging.WARNING, logger="llm.gemini_categories"):
+        assert categoriser("Mystery Shop", "MYSTERY SHOP 123") is None
+
+    assert not caplog.records
+
+
+def test_a_bug_in_the_categoriser_is_not_swallowed(
+    categoriser: GeminiCategoriser, server: VertexLoopback, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: GeminiCategoriser, text: str) -> str | None:
+        raise TypeError("_chosen() missing 1 required positional argument")
+
+    monkeypatch.setattr(GeminiCategoriser, "_chosen", broken)
+    server.always(Reply(text=json.dumps({"category": "Health"})))
+
+    with pytest.raises(TypeError):
+        categoriser("Mystery Shop", "MYSTERY SHOP 123")

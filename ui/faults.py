@@ -8,7 +8,7 @@ import logging
 
 import streamlit as st
 
-from elastic.errors import BackendError
+from elastic.errors import BackendError, EmbeddingMismatch, FinSyncError, headline
 
 log = logging.getLogger(__name__)
 
@@ -16,11 +16,16 @@ _MAX_CHARS = 240
 
 
 def cause(exc: BaseException) -> str:
-    """A few words on why, from the kind of failure, never from its message; a backend error
-    keeps the first line of its own wording, which is written for the person asking."""
-    if isinstance(exc, BackendError):
-        line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return line[:_MAX_CHARS].rstrip(". ") or "the search backend is not answering"
+    """A few words on why, from the kind of failure, never from a library's message. FinSync's
+    own errors keep the first line of their wording, which is written for the person asking:
+    an outage says what is not answering, a rejected query or model output is an internal
+    error, an unreadable file says what was seen."""
+    if isinstance(exc, EmbeddingMismatch):
+        return "the stored vectors were made by another embedding model"
+    if isinstance(exc, BackendError) and not str(exc).strip():
+        return "the search backend is not answering"
+    if isinstance(exc, FinSyncError):
+        return headline(exc)[:_MAX_CHARS].rstrip(". ")
     if isinstance(exc, TimeoutError):
         return "it took too long"
     if isinstance(exc, ConnectionError):
@@ -33,8 +38,11 @@ def cause(exc: BaseException) -> str:
 
 
 def fault_line(what: str, exc: BaseException, todo: str) -> str:
-    """``what`` happened (``cause``); ``todo``. Logs the exception with its traceback."""
+    """``what`` happened (``cause``); ``todo``, or for an embedding mismatch its own fix (which
+    store to use or delete: trying again cannot help). Logs the exception with its traceback."""
     log.error("%s", what, exc_info=exc)
+    if isinstance(exc, EmbeddingMismatch) and str(exc).strip():
+        todo = headline(exc)
     return f"{what} ({cause(exc)}). {todo}"
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 
+from elastic.errors import IngestError
 from elastic.model.records import Box, IngestProblem
 
 
@@ -68,8 +69,11 @@ class ParsedFile:
 CENT = Decimal("0.01")
 
 
-class UnreadableFile(ValueError):
-    """The file as a whole is not in the format its reader handles (message names what it saw)."""
+class UnreadableFile(IngestError):
+    """The file as a whole is not in the format its reader handles (message names what it saw).
+
+    Readers raise it for the file; a row they cannot read is an ``IngestProblem`` instead, so
+    the rest of the file still lands."""
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """Gemini writes the answer's prose; every number in it is checked against the computed result.
 
-The deterministic answer is always the fallback: when Gemini fails, cites a source that does not
-exist, or writes a number, date or percentage that no computed value supports (within
-rounding), the user sees the deterministic answer and the mismatch is logged.
+The deterministic answer is always the fallback: when Vertex AI fails (``ModelUnavailable``), or
+Gemini cites a source that does not exist or writes a number, date or percentage that no
+computed value supports within rounding (``Mismatch``, a ``ModelOutputRejected``), the user sees
+the deterministic answer and the reason is logged. Any other exception is a bug and propagates.
 
 Streaming (``GeminiComposer.stream``) verifies sentence by sentence *before* yielding, so no
 unverified text is ever shown. The UI consumes it like this::
@@ -29,12 +30,13 @@ from itertools import pairwise
 from google import genai
 from google.genai import types
 
+from elastic.errors import ModelError, ModelOutputRejected
 from elastic.masking import mask_account_numbers
 from elastic.model.plan import Intent, IntentPlan, Metric
 from elastic.model.results import AggregateResult, ListingResult, TextQAResult, TrendResult
 from llm.answering.answer import Answer, Result
 from llm.prompts import COMPOSER_INSTRUCTION, composer_prompt
-from llm.vertex_client import DEFAULT_BACKOFF_S, make_client, request_options
+from llm.vertex_client import DEFAULT_BACKOFF_S, make_client, request_options, vertex_call
 from settings import Settings
 
 log = logging.getLogger(__name__)
@@ -229,7 +231,7 @@ def facts_for(answer: Answer, passages: Iterable[str]) -> Facts:
     return facts
 
 
-class Mismatch(ValueError):
+class Mismatch(ModelOutputRejected):
     """Gemini's text states something the computed answer does not support."""
 
 
@@ -279,8 +281,10 @@ class Draft:
         return replace(self.answer, text=text + self.rest)
 
 
-def _log_rejected(exc: Exception) -> None:
-    log.warning("Gemini's text was not used, the computed answer is shown: %s", exc)
+def _log_rejected(exc: ModelError) -> None:
+    log.warning(
+        "Gemini's text was not used (%s), the computed answer is shown: %s", exc.reason, exc
+    )
 
 
 # --- streaming ---------------------------------------------------------------------------------
@@ -339,7 +343,7 @@ class AnswerStream:
                 shown.append(piece)
                 yield piece
             final = draft.finish("".join(shown))
-        except Exception as exc:  # any failure: the deterministic answer stands
+        except ModelError as exc:
             _log_rejected(exc)
             self.replaced = bool(shown)
             if not shown:
@@ -413,11 +417,12 @@ class GeminiComposer:
         if draft is None:
             return answer
         try:
-            response = self._client.models.generate_content(
-                model=self._model, contents=draft.prompt, config=self._config
-            )
+            with vertex_call("writing the answer"):
+                response = self._client.models.generate_content(
+                    model=self._model, contents=draft.prompt, config=self._config
+                )
             return draft.finish(response.text or "")
-        except Exception as exc:  # any failure: the deterministic answer stands
+        except ModelError as exc:
             _log_rejected(exc)
             return answer
 
@@ -426,7 +431,8 @@ class GeminiComposer:
         return AnswerStream(answer, self.draft(question, answer), self._text_chunks)
 
     def _text_chunks(self, draft: Draft) -> Iterator[str]:
-        for chunk in self._client.models.generate_content_stream(
-            model=self._model, contents=draft.prompt, config=self._config
-        ):
-            yield chunk.text or ""
+        with vertex_call("streaming the answer"):
+            for chunk in self._client.models.generate_content_stream(
+                model=self._model, contents=draft.prompt, config=self._config
+            ):
+                yield chunk.text or ""

@@ -1,9 +1,11 @@
 """Gemini routes questions to an IntentPlan, with the offline router as the fallback.
 
 Gemini answers in JSON constrained by a response schema derived from IntentPlan; the JSON is
-validated with the IntentPlan model itself. Any failure (network, HTTP error after retries,
-timeout, invalid JSON, an invalid plan, names the user's data does not have) falls back to
-the offline router's plan, with a warning in the log.
+validated with the IntentPlan model itself. When Vertex AI fails (HTTP error after retries,
+transport error, timeout: ``ModelUnavailable``) or its output is unusable (invalid JSON, an
+invalid plan, names the user's data does not have: ``ModelOutputRejected``), the offline
+router's plan is used, with a warning in the log naming the reason. Any other exception is a bug
+and propagates.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ from typing import Any, Literal, TypeVar
 
 from google import genai
 from google.genai import types
+from pydantic import ValidationError
 
+from elastic.errors import ModelError, ModelOutputRejected
 from elastic.model.plan import CompareSide, IntentPlan
 from elastic.model.results import Vocabulary
 from llm.pipeline import Router
 from llm.prompts import ROUTER_INSTRUCTION, router_prompt
-from llm.vertex_client import DEFAULT_BACKOFF_S, make_client, request_options
+from llm.vertex_client import DEFAULT_BACKOFF_S, make_client, request_options, vertex_call
 from settings import Settings
 
 log = logging.getLogger(__name__)
@@ -65,8 +69,8 @@ def plan_schema() -> types.Schema:
 
 
 def conform(plan: IntentPlan, vocabulary: Vocabulary) -> IntentPlan:
-    """The plan, and each side of a comparison, with names spelled as indexed; ``ValueError``
-    for names the data does not have."""
+    """The plan, and each side of a comparison, with names spelled as indexed;
+    ``ModelOutputRejected`` for names the data does not have."""
     sides = [_spelled(side, vocabulary) for side in plan.compare]
     return _spelled(plan, vocabulary).model_copy(update={"compare": sides})
 
@@ -85,7 +89,7 @@ def _spelled(named: Named, vocabulary: Vocabulary) -> Named:
         spelling = {value.casefold(): value for value in values}
         asked: list[str] = getattr(named, name)
         if unknown := [value for value in asked if value.casefold() not in spelling]:
-            raise ValueError(f"{name} not in the user's data: {unknown}")
+            raise ModelOutputRejected(f"{name} not in the user's data: {unknown}")
         update[name] = [spelling[value.casefold()] for value in asked]
     return named.model_copy(update=update)
 
@@ -121,18 +125,28 @@ class GeminiRouter:
     def route(self, question: str, as_of: date, previous: IntentPlan | None = None) -> IntentPlan:
         try:
             plan = self._ask(question, as_of, previous)
-        except Exception as exc:  # any failure: the offline rules answer
-            log.warning("Gemini routing failed, using the offline router: %s", exc)
+        except ModelError as exc:
+            log.warning("Gemini routing failed (%s), using the offline router: %s", exc.reason, exc)
             self.last_source = "offline"
             return self._fallback.route(question, as_of, previous)
         self.last_source = "gemini"
         return plan
 
     def _ask(self, question: str, as_of: date, previous: IntentPlan | None) -> IntentPlan:
-        response = self._client.models.generate_content(
-            model=self._model,
-            contents=router_prompt(question, as_of, self._vocabulary, previous),
-            config=self._config,
-        )
-        plan = IntentPlan.model_validate_json(response.text or "")
+        contents = router_prompt(question, as_of, self._vocabulary, previous)
+        with vertex_call("routing the question"):
+            response = self._client.models.generate_content(
+                model=self._model, contents=contents, config=self._config
+            )
+        try:
+            plan = IntentPlan.model_validate_json(response.text or "")
+        except ValidationError as exc:  # not JSON, or JSON that is not a valid plan
+            raise ModelOutputRejected(f"not a valid plan: {_summary(exc)}") from exc
         return conform(plan, self._vocabulary)
+
+
+def _summary(exc: ValidationError) -> str:
+    """Pydantic's summary line plus its first error, enough for the log."""
+    errors = exc.errors(include_url=False, include_input=False)
+    first = errors[0] if errors else {}
+    return f"{exc.error_count()} error(s), first at {first.get('loc')}: {first.get('msg')}"
