@@ -8,17 +8,19 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 from pydantic import ValidationError
 
 from elastic.backend import SearchBackend
+from elastic.ingest.landing import forget
 from elastic.model.plan import Direction, Intent, IntentPlan, Metric
-from elastic.model.results import ListingResult, Vocabulary
+from elastic.model.results import ListingResult, StatementHit, StatementInfo, Vocabulary
+from elastic.statement_store import StatementStore
 from llm.answering.answer import Answer, Citation
-from llm.answering.composer import compose
-from llm.embeddings import Embedder
+from llm.answering.composer import compose_answer
+from llm.embeddings import EMBEDDING_FAILURES, Embedder
 from llm.executor import execute
 
 log = logging.getLogger(__name__)
@@ -36,6 +38,23 @@ class Composer(Protocol):
     """What rewrites a composed answer: Gemini, checked against the computed numbers."""
 
     def compose(self, question: str, answer: Answer) -> Answer: ...
+
+
+class AnswerStream(Protocol):
+    """Verified pieces of a rewritten answer; ``answer`` is final once they are consumed."""
+
+    answer: Answer
+
+    def __iter__(self) -> Iterator[str]: ...
+
+
+@runtime_checkable
+class StreamingComposer(Protocol):
+    """A composer that can hand out its wording piece by piece as it is written (Gemini)."""
+
+    def compose(self, question: str, answer: Answer) -> Answer: ...
+
+    def stream(self, question: str, answer: Answer) -> AnswerStream: ...
 
 
 @dataclass(frozen=True)
@@ -106,6 +125,10 @@ class Scope:
 
 
 def _quiet(stage: str) -> None:
+    return None
+
+
+def _unheard(piece: str) -> None:
     return None
 
 
@@ -182,8 +205,8 @@ class ChatPipeline:
     def _query_vector(self, plan: IntentPlan) -> np.ndarray | None:
         try:
             return self.embedder.embed([plan.text or ""])[0]
-        except Exception:  # the embedder is optional for text search: keywords still answer
-            log.exception("embedding the question failed; searching by keywords only")
+        except EMBEDDING_FAILURES as exc:  # optional for text search: keywords still answer
+            log.warning("embedding the question failed; searching by keywords only: %r", exc)
             return None
 
     def _plan(
@@ -214,12 +237,52 @@ class ChatPipeline:
         return changed
 
     def rows_behind(
-        self, user_id: str, citation: Citation, after: list[object] | None = None
+        self, user_id: str, citation: Citation, after: str | None = None
     ) -> ListingResult:
         """The transactions a ``transactions`` citation stands for, a page at a time."""
         if citation.rows_plan is None:
             raise ValueError(f"citation [{citation.n}] does not point at transactions")
         return self.backend.listing(user_id, citation.rows_plan, after)
+
+    # --- what the pages show besides answers: always one user's data ---------------------------
+
+    @property
+    def backend_name(self) -> str:
+        """``elasticsearch`` or ``embedded``: the engine answering, as the sidebar names it."""
+        return self.backend.name
+
+    def vocabulary(self, user_id: str) -> Vocabulary:
+        """The user's accounts, categories, merchants and date range (sidebar filters)."""
+        return self.backend.vocabulary(user_id)
+
+    def statements(self, user_id: str) -> list[StatementInfo]:
+        return self.backend.statements(user_id)
+
+    def statement_pages(self, user_id: str, statement_id: str) -> list[StatementHit]:
+        """The text of every page of one of the user's statements (empty when it is not theirs
+        or no longer stored)."""
+        return self.backend.statement_chunks(user_id, statement_id)
+
+    def transactions(
+        self, user_id: str, plan: IntentPlan, after: str | None = None
+    ) -> ListingResult:
+        """A page of the user's transactions for browsing; ``after`` is the ``next_after`` of
+        the page before, passed through as the backend gave it."""
+        if plan.intent is not Intent.listing:
+            raise ValueError(f"browsing needs a listing plan, not {plan.intent.value}")
+        return self.backend.listing(user_id, plan, after)
+
+    def source_files(self, user_id: str) -> list[str]:
+        return self.backend.source_files(user_id)
+
+    def forget(
+        self, user_id: str, store: StatementStore, source_files: list[str] | None = None
+    ) -> int:
+        """Delete the user's data of ``source_files`` (all of it when None), kept PDFs too; the
+        number of stored documents deleted."""
+        deleted = forget(self.backend, store, user_id, source_files)
+        self.data_changed(user_id)
+        return deleted
 
     def ask(
         self,
@@ -245,9 +308,37 @@ class ChatPipeline:
             vector = self._query_vector(plan) if plan.intent is Intent.text_qa else None
             result = execute(self.backend, user_id, plan, vector)
         with timer.stage("compose"):
-            text, citations = compose(plan, result, self.embedder.embed)
-            answer = Answer(plan.intent, text, plan, result, citations, timer.timings, routed)
+            answer = compose_answer(plan, result, self.embedder.embed, routed)
             if rewrite and self.composer is not None and result is not None:
                 answer = self.composer.compose(question, answer)
         answer.timings_ms = timer.timings
         return answer
+
+    def rewrites(self, answer: Answer) -> bool:
+        """Whether ``write`` would reword ``answer`` (a composer is configured and there are
+        numbers or passages to word)."""
+        return self.composer is not None and answer.result is not None
+
+    def write(
+        self, question: str, answer: Answer, on_text: Callable[[str], None] = _unheard
+    ) -> Answer:
+        """The composer's wording of an answer ``ask(..., rewrite=False)`` computed.
+
+        ``on_text`` hears the verified pieces as they are written (a streaming composer) or the
+        whole text at once; the pieces are a preview, the returned answer is what to show. Its
+        timings gain "write".
+        """
+        composer = self.composer
+        if composer is None or answer.result is None:
+            return answer
+        started = time.perf_counter()
+        if isinstance(composer, StreamingComposer):
+            stream = composer.stream(question, answer)
+            for piece in stream:
+                on_text(piece)
+            final = stream.answer
+        else:
+            final = composer.compose(question, answer)
+            on_text(final.text)
+        final.timings_ms = {**answer.timings_ms, "write": (time.perf_counter() - started) * 1000}
+        return final

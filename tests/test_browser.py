@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from llm.answering.wording import money
 from llm.embeddings import LocalEmbedder
@@ -166,6 +167,36 @@ def test_questions_of_each_intent(page: Page, steps: Steps, transactions: pd.Dat
     with steps.step("text_qa"):
         ask(page, "What is the overdraft fee on my checking account?")
         expect(last_answer(page)).to_contain_text("Overdraft fee: $35.00")
+
+
+def test_a_toggle_in_one_answer_reruns_only_that_answers_numbers(page: Page, steps: Steps) -> None:
+    """An answer's chart and table sit in a fragment: its pie toggle asks the server to rerun
+    that fragment, never the page, and the other answer keeps its bars."""
+    reruns: list[str] = []  # per rerun the browser asks for, its fragment ("" = the whole page)
+
+    def sent(payload: str | bytes) -> None:
+        message = BackMsg.FromString(payload) if isinstance(payload, bytes) else None
+        if message is not None and message.WhichOneof("type") == "rerun_script":
+            reruns.append(message.rerun_script.fragment_id)
+
+    page.on("websocket", lambda socket: socket.on("framesent", sent))
+    with steps.step("answers"):
+        page.reload()  # a new session, over a socket the listener hears
+        ask(page, "How much did I spend in total in 2024 by category?")
+        ask(page, "How much did I spend in total in 2025 by category?")
+    answers = page.get_by_test_id("stChatMessage")
+    first, second = answers.nth(1), answers.nth(3)
+    expect(second.locator(".js-plotly-plot .barlayer .point").first).to_be_visible()
+
+    with steps.step("pie"):
+        before = len(reruns)
+        first.get_by_text("Show as pie chart").click()
+        expect(first.locator(".js-plotly-plot .pielayer .slice").first).to_be_visible()
+        wait_until_idle(page)
+    assert reruns[before:] and all(reruns[before:]), reruns[before:]
+    expect(second.locator(".js-plotly-plot .pielayer .slice")).to_have_count(0)
+    expect(second.locator(".js-plotly-plot .barlayer .point").first).to_be_visible()
+    expect(answers_done(page)).to_have_count(2)
 
 
 def test_two_questions_sent_back_to_back_are_both_answered_in_order(

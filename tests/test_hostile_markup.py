@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Interval, Metric
 from elastic.model.results import AggregateResult, Bucket, Group, TrendResult
 from llm.answering.answer import Citation
-from ui.answer_text import inert_stream, link_citations, plain_figure_text, plain_markdown
+from ui.answer_text import inert_text, link_citations, plain_figure_text, plain_markdown
 from ui.figures import groups_figure, metric_label, trend_figure
 
 HOSTILE = (
@@ -97,14 +97,16 @@ def test_figures_show_names_as_text() -> None:
 
 @given(st.lists(st.integers(min_value=1, max_value=7), max_size=30))
 def test_streamed_text_is_inert_however_it_is_split(cuts: list[int]) -> None:
-    """A model's answer streamed in pieces cut anywhere, even inside a URL or a mask."""
+    """A model's answer streamed in pieces cut anywhere, even inside a URL or a mask: what is
+    shown after each piece is inert, and so is the whole."""
     text = "Fee $35 on ***8831, see [docs](http://evil.example/x) or www.evil.example <img src=x>"
     pieces, start = [], 0
     for size in cuts:
         pieces.append(text[start : start + size])
         start += size
     pieces.append(text[start:])
-    shown = "".join(inert_stream(pieces))
-    assert "<" not in shown and not re.search(r"(?<!\\)\[", shown)
-    assert not _AUTOLINK.search(shown.replace("\\", ""))
+    for end in range(1, len(pieces) + 1):
+        shown = inert_text("".join(pieces[:end]))
+        assert "<" not in shown and not re.search(r"(?<!\\)\[", shown)
+        assert not _AUTOLINK.search(shown.replace("\\", ""))
     assert "\\$35" in shown and "\\*\\*\\*8831" in shown

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import replace
 from datetime import date
 
 import pandas as pd
@@ -10,6 +12,7 @@ import pytest
 from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.errors import BackendUnavailable
 from elastic.model.plan import Direction, Intent, IntentPlan, Metric
+from llm.answering.answer import Answer, Prose
 from llm.answering.composer import compose
 from llm.embeddings import LocalEmbedder
 from llm.pipeline import ChatPipeline, Scope
@@ -143,3 +146,64 @@ def test_a_side_outside_the_scope_is_explained(pipeline: ChatPipeline):
         "Did I spend more on dining in Q4 2024 or Q1 2025?", SAMPLE_USER, AS_OF, scope=scope
     )
     assert answer.intent is Intent.clarify and "date range" in answer.text
+
+
+class _Streamed:
+    """A composer that writes its wording in pieces, as Gemini's does."""
+
+    def __init__(self, answer: Answer, pieces: list[str]) -> None:
+        self.answer = answer
+        self._pieces = pieces
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._pieces
+        self.answer = replace(self.answer, text="".join(self._pieces))
+
+
+class _Writer:
+    def __init__(self, pieces: list[str]) -> None:
+        self.pieces = pieces
+
+    def compose(self, question: str, answer: Answer) -> Answer:
+        return replace(answer, text="".join(self.pieces))
+
+    def stream(self, question: str, answer: Answer) -> _Streamed:
+        return _Streamed(answer, self.pieces)
+
+
+def test_the_writing_stage_hands_its_pieces_to_the_page(
+    embedded_sample: EmbeddedBackend, embedder: LocalEmbedder
+):
+    pieces = ["Groceries cost ", "a lot [1]."]
+    pipeline = ChatPipeline(embedded_sample, embedder, OfflineRouter, _Writer(pieces))
+    computed = pipeline.ask(
+        "How much did I spend on groceries in 2024?", SAMPLE_USER, AS_OF, rewrite=False
+    )
+    assert pipeline.rewrites(computed) and computed.text.startswith("You spent")
+    heard: list[str] = []
+    written = pipeline.write("How much…?", computed, heard.append)
+    assert heard == pieces
+    assert written.text == "Groceries cost a lot [1]." and written.parts == [Prose(written.text)]
+    assert set(written.timings_ms) == {"route", "search", "compose", "write"}
+    clarified = pipeline.ask("asdf qwerty", SAMPLE_USER, AS_OF, rewrite=False)
+    assert not pipeline.rewrites(clarified)
+    assert pipeline.write("asdf qwerty", clarified, heard.append) is clarified
+    assert heard == pieces
+
+
+def test_what_the_pages_browse_is_the_users_own(pipeline: ChatPipeline):
+    (statement, *_) = pipeline.statements(SAMPLE_USER)
+    pages = pipeline.statement_pages(SAMPLE_USER, statement.statement_id)
+    assert {page.statement_id for page in pages} == {statement.statement_id}
+    plan = IntentPlan(intent=Intent.listing, limit=5)
+    first = pipeline.transactions(SAMPLE_USER, plan)
+    assert len(first.rows) == 5 and first.next_after is not None
+    second = pipeline.transactions(SAMPLE_USER, plan, first.next_after)
+    assert not {r.transaction_id for r in first.rows} & {r.transaction_id for r in second.rows}
+    assert pipeline.source_files(SAMPLE_USER) and pipeline.vocabulary(SAMPLE_USER).accounts
+    intruder = "someone-else"
+    assert pipeline.statements(intruder) == [] and pipeline.source_files(intruder) == []
+    assert pipeline.statement_pages(intruder, statement.statement_id) == []
+    assert pipeline.transactions(intruder, plan).rows == []
+    with pytest.raises(ValueError, match="listing plan"):
+        pipeline.transactions(SAMPLE_USER, IntentPlan(intent=Intent.aggregate))

@@ -9,7 +9,7 @@ from decimal import Decimal
 import pandas as pd
 
 from elastic.model.records import Transaction
-from ui.formatting import csv_bytes, transactions_frame
+from ui.frames import csv_bytes, transactions_frame
 
 ACCOUNT_NO = "4402718831"
 HOSTILE = [

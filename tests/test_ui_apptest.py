@@ -305,7 +305,7 @@ def test_gemini_routes_and_its_wording_streams_in(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch, transactions: pd.DataFrame
 ) -> None:
     """Gemini through the real SDK against the loopback Vertex server: it routes the question,
-    and its checked sentences stream in with ``st.write_stream`` and become the answer."""
+    and its checked sentences stream in as the pipeline hands them over and become the answer."""
     total, count = spent(transactions, "2024-01-01", "2024-12-31", category="Groceries")
     wording = f"Groceries took {money(total)} of your money in 2024, over {count} purchases [1]."
     real_client = vertex_client.make_client

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 
 from llm.answering.answer import Citation
 
@@ -13,8 +13,6 @@ CITE_ATTRIBUTE = "data-fs-cite"
 
 _MARKER = re.compile(r"\[(\d+)\]")
 _MASK = re.compile(r"\*{3}(?=[0-9A-Za-z])")
-_TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
-_MORE_LINE = re.compile(r"^…and \d[\d,]* more\.$")
 
 
 def citation_ref(turn: int, n: int) -> str:
@@ -100,34 +98,15 @@ def link_citations(text: str, turn: int, citations: Sequence[Citation]) -> str:
     return _MARKER.sub(chip, _inert(text, list(sources)))
 
 
-def inert_stream(pieces: Iterable[str]) -> Iterator[str]:
-    """Streamed model text for ``st.write_stream``, made as inert as ``link_citations`` makes a
-    whole answer (no HTML, link or image; ``$`` and masks literal; markers stay ``[N]`` until the
-    answer is shown whole). Text is held back to its last whitespace, so that a URL or a mask
-    split between pieces is still recognised."""
-    held = ""
-    for piece in pieces:
-        held += piece
-        cut = max(held.rfind(" "), held.rfind("\n")) + 1
-        if cut:
-            yield _inert(held[:cut])
-            held = held[cut:]
-    if held:
-        yield _inert(held)
+def inert_text(text: str) -> str:
+    """Model text written so far (shown again whole as each piece arrives), made as inert as
+    ``link_citations`` makes a whole answer: no HTML, link or image; ``$`` and masks literal;
+    markers stay ``[N]`` until the answer is shown whole."""
+    return _inert(text)
 
 
 def _inert(text: str, markers: Sequence[int] = ()) -> str:
     return _without_links(literal_symbols(html.escape(text, quote=False)), markers)
-
-
-def without_tables(text: str) -> str:
-    """The prose of an answer without its markdown tables (the UI shows them as real tables)."""
-    kept = [
-        line
-        for line in text.splitlines()
-        if not _TABLE_LINE.match(line) and not _MORE_LINE.match(line.strip())
-    ]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
 
 
 def highlight_passage(page_text: str, passage: str | None) -> tuple[str, bool]:

@@ -13,7 +13,7 @@ from elastic.model.results import AggregateResult, CompareResult, ListingResult,
 from llm.answering.answer import Answer
 from llm.answering.wording import money
 from ui.figures import compare_figure, groups_figure, metric_label, trend_figure
-from ui.formatting import csv_bytes
+from ui.frames import csv_bytes
 from ui.tables import money_column, transactions_table
 
 
@@ -88,29 +88,26 @@ def _per_currency(
         draw(plan.model_copy(update={"currency": part.currency}), part, f"{key}-{part.currency}")
 
 
-def render_result(answer: Answer, key: str) -> bool:
-    """Show the numbers behind ``answer``; True when they replace the answer's markdown tables."""
+@st.fragment
+def answer_numbers(answer: Answer, key: str) -> None:
+    """The numbers behind ``answer`` as metrics, a chart or a table of its rows (the answer's
+    tables, drawn from the result). A fragment: a toggle in it (a pie instead of bars) redraws
+    this answer's numbers only, not the page."""
     result = answer.result
     if isinstance(result, AggregateResult):
         if result.by_currency:
             _per_currency(answer.plan, result.by_currency, key, _aggregate)
         else:
             _aggregate(answer.plan, result, key)
-        return True
-    if isinstance(result, CompareResult):
+    elif isinstance(result, CompareResult):
         if result.by_currency:
             _per_currency(answer.plan, result.by_currency, key, _compare)
         else:
             _compare(answer.plan, result, key)
-        return False
-    if isinstance(result, TrendResult):
+    elif isinstance(result, TrendResult):
         if result.by_currency:
             _per_currency(answer.plan, result.by_currency, key, _trend)
         elif result.series:
             _trend(answer.plan, result, key)
-        return False
-    if isinstance(result, ListingResult):
-        if result.rows:
-            transactions_table(result.rows, key=key, file_name="transactions.csv")
-        return True
-    return False
+    elif isinstance(result, ListingResult) and result.rows:
+        transactions_table(result.rows, key=key, file_name="transactions.csv")

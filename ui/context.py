@@ -3,37 +3,19 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
 import streamlit as st
 
 from elastic.model.results import Vocabulary
 from elastic.statement_store import StatementStore
-from llm.answering.answer import Answer
 from llm.embeddings import LocalEmbedder
+from llm.ingesting import Importer
 from llm.pipeline import ChatPipeline
 from llm.services import build_pipeline, statement_store
 from settings import Settings
 from ui.auth import current_user_id
 from ui.faults import fault_line
-
-
-class AnswerStream(Protocol):
-    """Verified pieces of Gemini's answer; ``answer`` is final once the pieces are consumed."""
-
-    answer: Answer
-    replaced: bool  # pieces were shown, then Gemini failed: show ``answer.text`` instead
-
-    def __iter__(self) -> Iterator[str]: ...
-
-
-@runtime_checkable
-class AnswerWriter(Protocol):
-    """Gemini's composer as the chat uses it: streaming the words of a computed answer."""
-
-    def stream(self, question: str, answer: Answer) -> AnswerStream: ...
 
 
 @dataclass(frozen=True)
@@ -48,10 +30,8 @@ class AppContext:
         return statement_store(self.settings)
 
     @property
-    def writer(self) -> AnswerWriter | None:
-        """Gemini's composer when it is configured: the chat streams its wording."""
-        composer = self.pipeline.composer
-        return composer if isinstance(composer, AnswerWriter) else None
+    def importer(self) -> Importer:
+        return Importer(self.pipeline, self.settings, self.store, self.user_id)
 
     def vocabulary(self) -> Vocabulary:
         return _vocabulary(self.pipeline, self.fingerprint, self.user_id)
@@ -72,7 +52,7 @@ def _pipeline(_settings: Settings, fingerprint: str) -> ChatPipeline:
 
 @st.cache_data(ttl=300, show_spinner=False)
 def _vocabulary(_pipeline: ChatPipeline, fingerprint: str, user_id: str) -> Vocabulary:
-    return _pipeline.backend.vocabulary(user_id)
+    return _pipeline.vocabulary(user_id)
 
 
 def data_changed(context: AppContext) -> None:

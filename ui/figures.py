@@ -18,34 +18,15 @@ from elastic.model.results import AggregateResult, Bucket, CompareResult, TrendR
 from llm.answering.wording import (
     DIRECTION_NOUN,
     INTERVAL_ADVERB,
+    METRIC_LABEL,
     bucket_label,
     currency_symbol,
     figure_noun,
+    period_range,
     side_label,
 )
 from ui.answer_text import plain_figure_text, plain_markdown
-from ui.formatting import period_label
 
-_PERIOD_FORMATS = {
-    Interval.day: "%b %-d, %Y",
-    Interval.week: "week of %b %-d, %Y",
-    Interval.month: "%B %Y",
-    Interval.quarter: "quarter from %b %Y",
-    Interval.year: "%Y",
-}
-_METRIC_LABELS = {
-    Metric.sum: "Total",
-    Metric.avg: "Average",
-    Metric.count: "Count",
-    Metric.min: "Smallest",
-    Metric.max: "Largest",
-}
-_GROUP_LABELS = {
-    GroupBy.category: "category",
-    GroupBy.merchant: "merchant",
-    GroupBy.account: "account",
-    GroupBy.month: "month",
-}
 CHART_HEIGHT = 380
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -54,7 +35,7 @@ def _scope(plan: IntentPlan, plain: Callable[[str], str]) -> str:
     """The plan's categories or merchants (made ``plain`` for where they are shown) and period."""
     names = plan.categories or plan.merchants
     parts = [plain(", ".join(names))] if names else []
-    parts.append(period_label(plan.date_from, plan.date_to))
+    parts.append(period_range(plan.date_from, plan.date_to))
     return " · ".join(parts)
 
 
@@ -66,8 +47,8 @@ def trend_title(plan: IntentPlan, result: TrendResult) -> str:
 def groups_title(plan: IntentPlan, result: AggregateResult) -> str:
     noun = DIRECTION_NOUN[result.direction].capitalize()
     if result.metric is not Metric.sum:
-        noun = f"{_METRIC_LABELS[result.metric]} {noun.lower()}"
-    by = _GROUP_LABELS[plan.group_by] if plan.group_by else "group"
+        noun = f"{METRIC_LABEL[result.metric]} {noun.lower()}"
+    by = plan.group_by.value if plan.group_by else "group"
     return f"{noun} by {by} — {_scope(plan, plain_figure_text)}"
 
 
@@ -79,13 +60,14 @@ def metric_label(plan: IntentPlan, result: AggregateResult) -> str:
     if plan.per is not None:
         noun = f"Average per {plan.per.value} ({noun.lower()})"
     elif result.metric is not Metric.sum:
-        noun = f"{_METRIC_LABELS[result.metric]} transaction ({noun.lower()})"
+        noun = f"{METRIC_LABEL[result.metric]} transaction ({noun.lower()})"
     return f"{noun} · {_scope(plan, plain_markdown)}"
 
 
-def _hover(interval: Interval, currency: str, with_name: bool, is_money: bool = True) -> str:
+def _hover(currency: str, with_name: bool, is_money: bool = True) -> str:
+    """Hover text of a bucket: its period as answers name it (the trace's ``hovertext``)."""
     name = "%{fullData.name}: " if with_name else ""
-    period = f"%{{x|{_PERIOD_FORMATS[interval]}}}"
+    period = "%{hovertext}"
     amount = f"{currency_symbol(currency)}%{{y:,.2f}}" if is_money else "%{y:,.0f}"
     return f"{period}<br>{name}<b>{amount}</b> · %{{customdata}} transactions<extra></extra>"
 
@@ -93,6 +75,10 @@ def _hover(interval: Interval, currency: str, with_name: bool, is_money: bool = 
 def _values(buckets: Sequence[Bucket], metric: Metric) -> list[float | None]:
     """Bucket values for plotly; a bucket without a value (``Bucket.shown``) is a gap."""
     return [None if (v := b.shown(metric)) is None else float(v) for b in buckets]
+
+
+def _periods(buckets: Sequence[Bucket], interval: Interval) -> list[str]:
+    return [bucket_label(b.period, interval.value) for b in buckets]
 
 
 def _series(
@@ -103,9 +89,10 @@ def _series(
         x=[b.period for b in buckets],
         y=_values(buckets, metric),
         customdata=[b.count for b in buckets],
+        hovertext=_periods(buckets, interval),
         name=name,
         mode="lines+markers",
-        hovertemplate=_hover(interval, currency, with_name=True, is_money=is_money),
+        hovertemplate=_hover(currency, with_name=True, is_money=is_money),
     )
 
 
@@ -160,8 +147,9 @@ def trend_figure(plan: IntentPlan, result: TrendResult) -> go.Figure:
                 x=[b.period for b in result.series],
                 y=_values(result.series, plan.metric),
                 customdata=[b.count for b in result.series],
+                hovertext=_periods(result.series, result.interval),
                 name=DIRECTION_NOUN[result.direction].capitalize(),
-                hovertemplate=_hover(result.interval, result.currency, False, is_money),
+                hovertemplate=_hover(result.currency, False, is_money),
             )
         )
     else:
@@ -173,7 +161,7 @@ def trend_figure(plan: IntentPlan, result: TrendResult) -> go.Figure:
             plan.metric,
         )
         trace.update(
-            hovertemplate=_hover(result.interval, result.currency, False, is_money),
+            hovertemplate=_hover(result.currency, False, is_money),
             fill="tozeroy",
         )
         figure.add_trace(trace)
@@ -221,9 +209,15 @@ def groups_figure(plan: IntentPlan, result: AggregateResult, as_pie: bool) -> go
                 x=months,
                 y=values,
                 customdata=counts,
+                hovertext=[
+                    bucket_label(m, Interval.month.value)
+                    if isinstance(m, date)
+                    else plain_figure_text(m)
+                    for m in months
+                ],
                 text=labels,
                 textposition="outside",
-                hovertemplate=_hover(Interval.month, result.currency, with_name=False),
+                hovertemplate=_hover(result.currency, with_name=False),
             )
         )
         figure.update_xaxes(dtick="M1", tickformat="%b %Y")

@@ -3,7 +3,7 @@ script run. The page starts a job and polls :meth:`IngestJob.view`; a person can
 and come back, since jobs are kept per user (and data store) for the life of the server, the
 last one until it is dismissed or replaced.
 
-Progress is what the landing functions report (``elastic.ingest.landing.Progress``): files done,
+Progress is what the landing functions report (``llm.ingesting.Progress``): files done,
 and rows written of the file in hand. A statement PDF reports its rows only once its pages are
 read, so while they are read the label says so and the bar stays at the files done.
 """
@@ -18,8 +18,8 @@ from enum import StrEnum
 from pathlib import Path
 
 from elastic.ingest.bank_csv import ColumnMapping
-from elastic.ingest.landing import FileDefaults, Progress
 from elastic.model.records import IngestReport
+from llm.ingesting import FileDefaults, Progress
 from ui.faults import fault_line
 
 log = logging.getLogger(__name__)

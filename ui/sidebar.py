@@ -8,11 +8,11 @@ from datetime import date
 import streamlit as st
 
 from elastic.model.results import AccountInfo, Vocabulary
+from llm.answering.wording import account_option_label
 from llm.pipeline import Scope
 from ui.chat_history import clear_history
 from ui.context import AppContext
 from ui.faults import fault_line
-from ui.formatting import account_option_label
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ def engine_panel(context: AppContext) -> None:
     """Which backend and models answer: worth knowing when numbers are compared."""
     settings = context.settings
     backend = (
-        "Elasticsearch" if context.pipeline.backend.name == "elasticsearch" else "Embedded SQLite"
+        "Elasticsearch" if context.pipeline.backend_name == "elasticsearch" else "Embedded SQLite"
     )
     language = f"Gemini ({settings.gemini_model})" if settings.vertex_enabled else "Offline rules"
     with st.sidebar.container(border=True, key="engine-panel"):
@@ -92,4 +92,6 @@ def clear_chat_button() -> None:
 
 def account_names(accounts: list[AccountInfo]) -> dict[str, str]:
     """Account name → its label with bank and masked number, for selection widgets."""
-    return {a.account_name: account_option_label(a) for a in accounts}
+    return {
+        a.account_name: account_option_label(a.account_name, a.bank_name, a.last4) for a in accounts
+    }

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import streamlit as st
 
-from elastic.masking import mask_account, mask_account_numbers
+from elastic.masking import mask_account_numbers
 from elastic.model.records import Box
 from elastic.model.results import ListingResult, StatementHit
 from llm.answering.answer import Citation
-from llm.answering.wording import day_label, money
+from llm.answering.wording import account_label, money, period_range
 from ui.answer_text import highlight_passage, plain_markdown
 from ui.context import AppContext
 from ui.faults import show_fault
-from ui.formatting import frame_currency
+from ui.frames import frame_currency
 from ui.pdf_pages import PageNotDrawn, bounded_page_png, page_count
 from ui.tables import transactions_table
 
@@ -66,7 +66,7 @@ def statement_page(
 ) -> None:
     """Bank, masked account, period and page; the page image beside its text, with the cited
     passage, row or fact marked."""
-    chunks = context.pipeline.backend.statement_chunks(context.user_id, statement_id)
+    chunks = context.pipeline.statement_pages(context.user_id, statement_id)
     if not chunks:
         st.warning("This statement is no longer in your data.", icon=":material/search_off:")
         return
@@ -86,8 +86,8 @@ def statement_page(
             )
         )
     with title:
-        period = f"{day_label(first.statement_from)} – {day_label(first.statement_to)}"
-        account = f"{first.account_name} {mask_account(first.account_no)}"
+        period = period_range(first.statement_from, first.statement_to)
+        account = account_label(first.account_name, first.account_no)
         st.markdown("#### " + plain_markdown(f"{first.bank_name} · {account}"))
         st.caption(f"Statement period {period} · page {page} of {pages}")
     shown_passage = passage if page == cited_page else None

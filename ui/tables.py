@@ -7,16 +7,22 @@ from collections.abc import Sequence
 import streamlit as st
 
 from elastic.model.records import Transaction
-from ui.formatting import csv_bytes, frame_currency, transactions_frame
+from llm.answering.wording import currency_symbol
+from ui.frames import csv_bytes, frame_currency, transactions_frame
 
-_NUMBER_FORMATS = {"USD": "dollar", "EUR": "euro", "JPY": "yen"}
+# Streamlit's money formats (with thousands separators), by the symbol they show.
+_SYMBOL_FORMATS = {"$": "dollar", "€": "euro", "¥": "yen"}
+
+
+def money_format(currency: str) -> str:
+    """How a money column shows ``currency``: the symbol ``money`` puts before amounts."""
+    symbol = currency_symbol(currency)
+    return _SYMBOL_FORMATS.get(symbol, f"{symbol}%.2f")
 
 
 def money_column(label: str, currency: str, help_text: str | None = None) -> object:
     """A number column shown as money; still numeric, so sorting works."""
-    return st.column_config.NumberColumn(
-        label, format=_NUMBER_FORMATS.get(currency, f"%.2f {currency}"), help=help_text
-    )
+    return st.column_config.NumberColumn(label, format=money_format(currency), help=help_text)
 
 
 def transactions_table(

@@ -1,4 +1,8 @@
-"""The Answer a question gets: text, the plan, the numbers behind it and its citations."""
+"""The Answer a question gets: text, the plan, the numbers behind it and its citations.
+
+The composer builds an answer from parts (prose, tables, notes, suggestions); ``Answer.text`` is
+their markdown, which the CLI prints and Gemini rewords, and the UI renders the parts.
+"""
 
 from __future__ import annotations
 
@@ -49,8 +53,73 @@ class Citation:
         }
 
 
+@dataclass(frozen=True)
+class Prose:
+    """A paragraph of the answer in markdown, with ``[N]`` markers for its citations."""
+
+    text: str
+
+    def markdown(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Note:
+    """An aside under the answer (what a search could not cover), shown in italics."""
+
+    text: str
+
+    def markdown(self) -> str:
+        return f"_{self.text}_"
+
+
+@dataclass(frozen=True)
+class Table:
+    """Rows of figures as the answer states them (cells already worded); ``more`` says what
+    was left out when not every row is listed."""
+
+    columns: tuple[str, ...]
+    numeric: tuple[bool, ...]  # per column: figures, aligned right
+    rows: tuple[tuple[str, ...], ...]
+    more: str | None = None
+
+    def markdown(self) -> str:
+        lines = [
+            "| " + " | ".join(self.columns) + " |",
+            "|" + "|".join("---:" if right else "---" for right in self.numeric) + "|",
+            *("| " + " | ".join(row) + " |" for row in self.rows),
+        ]
+        return "\n".join(lines) + (f"\n\n{self.more}" if self.more else "")
+
+
+@dataclass(frozen=True)
+class Suggestions:
+    """Questions the user could ask instead (a clarification's)."""
+
+    questions: tuple[str, ...]
+
+    def markdown(self) -> str:
+        return "\n".join(["You could ask:", *(f"- {q}" for q in self.questions)])
+
+
+Part = Prose | Note | Table | Suggestions
+
+
+def parts_markdown(parts: list[Part]) -> str:
+    """The answer text of ``parts``: their markdown, a blank line apart."""
+    return "\n\n".join(part.markdown() for part in parts)
+
+
 @dataclass
 class Answer:
+    """What a question gets. ``text`` is the markdown of ``parts``.
+
+    A composer that rewords an answer replaces its ``text`` (``dataclasses.replace``); the parts
+    follow it here: the new wording becomes the first paragraph when the rest of the text is
+    unchanged, otherwise the whole text is one paragraph. An answer built from text alone is
+    one paragraph too.
+    """
+
     intent: Intent
     text: str
     plan: IntentPlan
@@ -58,6 +127,18 @@ class Answer:
     citations: list[Citation] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     routed_plan: IntentPlan | None = None  # before the sidebar narrowed it
+    parts: list[Part] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.parts and parts_markdown(self.parts) == self.text:
+            return
+        rest = parts_markdown(self.parts[1:])
+        kept = f"\n\n{rest}" if rest else ""
+        lead = self.text[: len(self.text) - len(kept)]
+        if kept and self.text.endswith(kept) and lead.strip():
+            self.parts = [Prose(lead), *self.parts[1:]]
+        else:
+            self.parts = [Prose(self.text)]
 
     @property
     def follow_up_basis(self) -> IntentPlan:

@@ -27,19 +27,33 @@ from elastic.model.results import (
     TextQAResult,
     TrendResult,
 )
-from llm.answering.answer import Citation, Result
+from llm.answering.answer import (
+    Answer,
+    Citation,
+    Note,
+    Part,
+    Prose,
+    Result,
+    Suggestions,
+    Table,
+    parts_markdown,
+)
 from llm.answering.wording import (
     DIRECTION_NOUN,
     FACT_LABELS,
     INTERVAL_ADVERB,
     METRIC_WORD,
+    account_label,
     bucket_label,
     day_label,
+    describe_filters,
+    describe_period,
     figure_noun,
     money,
     plural,
     side_label,
 )
+from llm.embeddings import EMBEDDING_FAILURES
 
 log = logging.getLogger(__name__)
 Embed = Callable[[list[str]], np.ndarray]
@@ -54,40 +68,6 @@ def plain(text: str, account_no: str = "") -> str:
 
 RELEVANCE_FLOOR = 0.35
 MAX_TABLE_ROWS = 25
-
-
-def describe_period(plan: IntentPlan) -> str:
-    if plan.date_from and plan.date_from == plan.date_to:
-        return f"on {day_label(plan.date_from)}"
-    if plan.date_from and plan.date_to:
-        return f"from {day_label(plan.date_from)} to {day_label(plan.date_to)}"
-    if plan.date_from:
-        return f"since {day_label(plan.date_from)}"
-    if plan.date_to:
-        return f"until {day_label(plan.date_to)}"
-    return "across all your transactions"
-
-
-def describe_filters(plan: IntentPlan) -> str:
-    parts = []
-    if plan.categories:
-        parts.append("on " + ", ".join(plan.categories))
-    if plan.merchants:
-        parts.append("at " + ", ".join(plan.merchants))
-    if plan.accounts:
-        parts.append("in " + ", ".join(plan.accounts))
-    if plan.currency:
-        parts.append(f"in {plan.currency}")
-    if plan.min_amount is not None and plan.min_amount == plan.max_amount:
-        parts.append(f"of {money(plan.min_amount)}")
-    else:
-        if plan.min_amount is not None:
-            parts.append(f"of at least {money(plan.min_amount)}")
-        if plan.max_amount is not None:
-            parts.append(f"of at most {money(plan.max_amount)}")
-    if plan.text and plan.intent is not Intent.text_qa:
-        parts.append(f'matching "{plan.text}"')
-    return " ".join(parts)
 
 
 def transactions_citation(n: int, plan: IntentPlan, count: int) -> Citation:
@@ -160,7 +140,7 @@ def _sentence(plan: IntentPlan, result: AggregateResult) -> str:
     )
 
 
-Composed = tuple[str, list[Citation]]
+Composed = tuple[list[Part], list[Citation]]
 
 
 def _extreme(plan: IntentPlan, result: AggregateResult, row: Transaction, n: int) -> Composed:
@@ -169,10 +149,11 @@ def _extreme(plan: IntentPlan, result: AggregateResult, row: Transaction, n: int
         f"The {METRIC_WORD[result.metric]} {DIRECTION_NOUN[plan.direction]} transaction "
         f"{_scope(plan)} was **{money(result.value, result.currency)}**: "
         f"{plain(row.description, row.account_no)} on {day_label(row.date)} "
-        f"({plain(row.account_name)} {mask_account(row.account_no)}) [{n}], "
+        f"({account_label(plain(row.account_name), row.account_no)}) [{n}], "
         f"the {METRIC_WORD[result.metric]} of {plural(result.count, 'transaction')} [{n + 1}]."
     )
-    return text, [row_citation(n, plan, row), transactions_citation(n + 1, plan, result.count)]
+    cited = [row_citation(n, plan, row), transactions_citation(n + 1, plan, result.count)]
+    return [Prose(text)], cited
 
 
 def _per_currency(
@@ -182,17 +163,19 @@ def _per_currency(
 ) -> Composed:
     """One answer per currency, each with its own citation: amounts are never added across."""
     codes = [part.currency for part in parts]
-    texts = [
-        f"The matching transactions are in {len(codes)} currencies ({', '.join(codes)}); "
-        "amounts in different currencies are never added together."
+    composed: list[Part] = [
+        Prose(
+            f"The matching transactions are in {len(codes)} currencies ({', '.join(codes)}); "
+            "amounts in different currencies are never added together."
+        )
     ]
     citations: list[Citation] = []
     for part in parts:
         part_plan = plan.model_copy(update={"currency": part.currency})
-        text, cited = compose_one(part_plan, part, len(citations) + 1)
-        texts.append(f"**{part.currency}:** {text}")
+        (lead, *rest), cited = compose_one(part_plan, part, len(citations) + 1)
+        composed += [Prose(f"**{part.currency}:** {lead.markdown()}"), *rest]
         citations.extend(cited)
-    return "\n\n".join(texts), citations
+    return composed, citations
 
 
 def compose_aggregate(plan: IntentPlan, result: AggregateResult, n: int = 1) -> Composed:
@@ -204,24 +187,25 @@ def compose_aggregate(plan: IntentPlan, result: AggregateResult, n: int = 1) -> 
     text = _sentence(plan, result) + f" [{n}]."
     if result.groups and plan.top and plan.group_by:
         text += f" The top {len(result.groups)} by {plan.group_by.value}:"
-    if result.groups:
-        header = plan.group_by.value.capitalize() if plan.group_by else "Group"
-        lines = [
-            f"| {header} | {result.metric.value.capitalize()} | Transactions |",
-            "|---|---:|---:|",
-        ]
-        for group in result.groups[:MAX_TABLE_ROWS]:
-            shown = (
-                f"{int(group.value):,}"
-                if result.metric is Metric.count and group.value is not None
-                else money(group.value, result.currency)
-            )
-            lines.append(f"| {group.key} | {shown} | {group.count:,} |")
-        more = len(result.groups) - MAX_TABLE_ROWS
-        text += "\n\n" + "\n".join(lines)
-        if more > 0:
-            text += f"\n\n…and {more} more."
-    return text, [citation]
+    if not result.groups:
+        return [Prose(text)], [citation]
+    header = plan.group_by.value.capitalize() if plan.group_by else "Group"
+    rows = []
+    for group in result.groups[:MAX_TABLE_ROWS]:
+        shown = (
+            f"{int(group.value):,}"
+            if result.metric is Metric.count and group.value is not None
+            else money(group.value, result.currency)
+        )
+        rows.append((group.key, shown, f"{group.count:,}"))
+    more = len(result.groups) - MAX_TABLE_ROWS
+    table = Table(
+        columns=(header, result.metric.value.capitalize(), "Transactions"),
+        numeric=(False, True, True),
+        rows=tuple(rows),
+        more=f"…and {more} more." if more > 0 else None,
+    )
+    return [Prose(text), table], [citation]
 
 
 def _has_value(plan: IntentPlan, bucket: Bucket) -> bool:
@@ -237,7 +221,7 @@ def compose_trend(plan: IntentPlan, result: TrendResult, n: int = 1) -> Composed
     noun = DIRECTION_NOUN[plan.direction]
     scope = _scope(plan)
     if not result.series or count == 0:
-        return f"I found no {noun} {scope} [{n}].", [citation]
+        return [Prose(f"I found no {noun} {scope} [{n}].")], [citation]
     interval = result.interval.value
     valued = [b for b in result.series if _has_value(plan, b)]
     high = max(valued, key=lambda b: b.value)
@@ -263,7 +247,7 @@ def compose_trend(plan: IntentPlan, result: TrendResult, n: int = 1) -> Composed
         f"Highest: {bucket_label(high.period, interval)} ({shown(high.value)}); "
         f"lowest: {bucket_label(low.period, interval)} ({shown(low.value)}){no_data} [{n}]."
     )
-    return text, [citation]
+    return [Prose(text)], [citation]
 
 
 def _shared_scope(plan: IntentPlan) -> str:
@@ -313,7 +297,7 @@ def compose_compare(plan: IntentPlan, result: CompareResult, n: int = 1) -> Comp
     text = f"{figure_noun(plan.metric, plan.direction, plan.per)} {scope}".strip() + f": {figures}."
     difference, first, last = result.difference, labels[0], labels[-1]
     if difference is None:
-        return f"{text} Without a figure for every side there is no difference.", citations
+        return [Prose(f"{text} Without a figure for every side there is no difference.")], citations
     largest, pct = result.largest, result.change_pct
     two = len(labels) == 2
     if largest is None:
@@ -329,37 +313,41 @@ def compose_compare(plan: IntentPlan, result: CompareResult, n: int = 1) -> Comp
     elif difference and periods:  # several names have no first or last; periods do
         text += f" From {first} to {last}: {'up' if difference > 0 else 'down'} "
         text += shown(abs(difference)) + (f" ({pct:+}%)." if pct is not None else ".")
-    return text, citations
+    return [Prose(text)], citations
 
 
-def compose_listing(plan: IntentPlan, result: ListingResult) -> tuple[str, list[Citation]]:
+def compose_listing(plan: IntentPlan, result: ListingResult) -> Composed:
     citation = transactions_citation(1, plan, result.total)
     scope = _scope(plan)
     if not result.rows:
-        return f"I found no matching transactions {scope} [1].", [citation]
+        return [Prose(f"I found no matching transactions {scope} [1].")], [citation]
     order = {
         SortOrder.newest: "most recent",
         SortOrder.oldest: "earliest",
         SortOrder.largest: "largest",
         SortOrder.smallest: "smallest",
     }[plan.sort]
-    lines = [
+    lead = Prose(
         f"The {len(result.rows)} {order} of {plural(result.total, 'matching transaction')} "
-        f"{scope} [1]:",
-        "",
-        "| Date | Description | Category | Account | Amount |",
-        "|---|---|---|---|---:|",
-    ]
-    for row in result.rows[:MAX_TABLE_ROWS]:
-        description = plain(row.description, row.account_no)
-        lines.append(
-            f"| {row.date.isoformat()} | {description} | {row.category} | "
-            f"{row.account_name} {mask_account(row.account_no)} | "
-            f"{money(row.amount, row.currency)} |"
-        )
-    if len(result.rows) > MAX_TABLE_ROWS:
-        lines += ["", f"…and {len(result.rows) - MAX_TABLE_ROWS} more in the table of rows [1]."]
-    return "\n".join(lines), [citation]
+        f"{scope} [1]:"
+    )
+    more = len(result.rows) - MAX_TABLE_ROWS
+    table = Table(
+        columns=("Date", "Description", "Category", "Account", "Amount"),
+        numeric=(False, False, False, False, True),
+        rows=tuple(
+            (
+                row.date.isoformat(),
+                plain(row.description, row.account_no),
+                row.category,
+                account_label(row.account_name, row.account_no),
+                money(row.amount, row.currency),
+            )
+            for row in result.rows[:MAX_TABLE_ROWS]
+        ),
+        more=f"…and {more} more in the table of rows [1]." if more > 0 else None,
+    )
+    return [lead, table], [citation]
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -440,8 +428,8 @@ def _best_passages(
         distinct = list(dict.fromkeys(s for candidates in per_hit for s in candidates))
         try:
             vectors = embed([question, *distinct])
-        except Exception:  # the embedder is a nicety here: word overlap still picks a passage
-            log.exception("embedding passages failed; choosing by shared words")
+        except EMBEDDING_FAILURES as exc:  # a nicety here: word overlap still picks a passage
+            log.warning("embedding passages failed; choosing by shared words: %r", exc)
         else:
             similarity = dict(zip(distinct, (vectors[1:] @ vectors[0]).tolist(), strict=True))
     words = set(re.findall(r"[a-z]{3,}", question.lower()))
@@ -496,32 +484,33 @@ def compose_facts(facts: list[StatementFact]) -> Composed:
     for fact in facts:  # newest first
         key = (fact.name, fact.account_no, fact.account_name, fact.currency)
         newest.setdefault(key, fact)
-    lines, citations = [], []
+    parts: list[Part] = []
+    citations = []
     for n, fact in enumerate(newest.values(), start=1):
         label = FACT_LABELS.get(fact.name, fact.name.replace("_", " "))
-        lines.append(
-            f"Your {label} for {plain(fact.account_name)} "
-            f"({mask_account(fact.account_no) or plain(fact.bank_name)}), as stated on "
-            f"{day_label(fact.as_of)}, was **{_fact_value(fact)}** [{n}]."
+        parts.append(
+            Prose(
+                f"Your {label} for {plain(fact.account_name)} "
+                f"({mask_account(fact.account_no) or plain(fact.bank_name)}), as stated on "
+                f"{day_label(fact.as_of)}, was **{_fact_value(fact)}** [{n}]."
+            )
         )
         citations.append(fact_citation(n, fact))
-    return "\n\n".join(lines), citations
+    return parts, citations
 
 
-def compose_text_qa(
-    plan: IntentPlan, result: TextQAResult, embed: Embed | None
-) -> tuple[str, list[Citation]]:
+def compose_text_qa(plan: IntentPlan, result: TextQAResult, embed: Embed | None) -> Composed:
     """A stated fact when the question asks for one; otherwise quote the passage that best
     answers the question, from the best few hits."""
     if result.facts:
         return compose_facts(result.facts)
     if not result.hits:
-        return "I could not find anything about that in your statements.", []
+        return [Prose("I could not find anything about that in your statements.")], []
     question = _without_accounts(plan.text or "", plan.accounts)
     passages = _best_passages(question, result.hits, embed)
     candidates = [(hit, *best) for hit, best in zip(result.hits, passages, strict=True)]
     hit, passage, similarity = max(candidates, key=lambda c: c[2])
-    notes = f"\n\n_{result.note}_" if result.note else ""
+    notes: list[Part] = [Note(result.note)] if result.note else []
     if similarity < RELEVANCE_FLOOR:
         citations = [statement_citation(i, h, h.text[:300]) for i, h in enumerate(result.hits, 1)]
         listed = "; ".join(f"{c.source}, page {c.page} [{c.n}]" for c in citations[:3])
@@ -529,7 +518,7 @@ def compose_text_qa(
             "I could not find a passage in your statements that answers this directly. "
             f"The closest sources are: {listed}."
         )
-        return text + notes, citations
+        return [Prose(text), *notes], citations
     citation = statement_citation(1, hit, passage)
     others = [
         statement_citation(i, h, h.text[:300])
@@ -540,20 +529,38 @@ def compose_text_qa(
         f"{hit.statement_from.isoformat()} to {hit.statement_to.isoformat()}, page {hit.page}) "
         f'says: "{plain(passage, hit.account_no)}" [1]'
     )
-    return text + notes, [citation, *others[:2]]
+    return [Prose(text), *notes], [citation, *others[:2]]
 
 
-def compose_clarify(plan: IntentPlan) -> tuple[str, list[Citation]]:
-    lines = [plan.clarification or "I am not sure what you are asking."]
+def compose_clarify(plan: IntentPlan) -> Composed:
+    parts: list[Part] = [Prose(plan.clarification or "I am not sure what you are asking.")]
     if plan.suggestions:
-        lines += ["", "You could ask:"] + [f"- {s}" for s in plan.suggestions]
-    return "\n".join(lines), []
+        parts.append(Suggestions(tuple(plan.suggestions)))
+    return parts, []
 
 
 def compose(
     plan: IntentPlan, result: Result | None, embed: Embed | None = None
 ) -> tuple[str, list[Citation]]:
     """The deterministic answer text and its citations for any intent."""
+    parts, citations = compose_parts(plan, result, embed)
+    return parts_markdown(parts), citations
+
+
+def compose_answer(
+    plan: IntentPlan,
+    result: Result | None,
+    embed: Embed | None = None,
+    routed: IntentPlan | None = None,
+) -> Answer:
+    """The deterministic answer: its parts, their text and its citations."""
+    parts, citations = compose_parts(plan, result, embed)
+    text = parts_markdown(parts)
+    return Answer(plan.intent, text, plan, result, citations, routed_plan=routed, parts=parts)
+
+
+def compose_parts(plan: IntentPlan, result: Result | None, embed: Embed | None = None) -> Composed:
+    """The deterministic answer's parts and its citations for any intent."""
     if isinstance(result, AggregateResult):
         return compose_aggregate(plan, result)
     if isinstance(result, CompareResult):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, wait
 from datetime import date
 
@@ -13,10 +14,11 @@ from streamlit.elements.lib.mutable_status_container import StatusContainer
 
 from elastic.model.plan import Intent
 from elastic.model.results import Vocabulary
-from llm.answering.answer import Answer
+from llm.answering.answer import Answer, Note, Prose, Suggestions
+from llm.answering.wording import account_option_label, period_range
 from llm.pipeline import Scope
-from ui.answer_text import inert_stream, link_citations, plain_markdown, without_tables
-from ui.charts import render_result
+from ui.answer_text import inert_text, link_citations, plain_markdown
+from ui.charts import answer_numbers
 from ui.chat_history import (
     MAX_WAITING,
     ChatTurn,
@@ -28,9 +30,8 @@ from ui.chat_history import (
     waiting,
 )
 from ui.citations import citation_list, requested_citation
-from ui.context import AnswerWriter, AppContext, app_context
+from ui.context import AppContext, app_context
 from ui.faults import fault_line
-from ui.formatting import account_option_label, period_label
 from ui.sidebar import chat_filters, clear_chat_button, engine_panel, load_vocabulary
 from ui.source_viewer import open_citation
 
@@ -73,8 +74,10 @@ def _welcome(vocabulary: Vocabulary | None) -> None:
     if vocabulary is not None and not vocabulary.accounts:
         st.info("There is no data yet: add some on the **Ingest** page.", icon=":material/info:")
     elif vocabulary is not None:
-        accounts = ", ".join(account_option_label(a) for a in vocabulary.accounts)
-        period = period_label(vocabulary.first_date, vocabulary.last_date)
+        accounts = ", ".join(
+            account_option_label(a.account_name, a.bank_name, a.last4) for a in vocabulary.accounts
+        )
+        period = period_range(vocabulary.first_date, vocabulary.last_date)
         st.caption(f":material/account_balance_wallet: {plain_markdown(accounts)} · {period}")
     st.caption("Try one of these")
     with st.container(horizontal=True, gap="small", key="examples"):
@@ -104,35 +107,38 @@ def _step_line(stage: str, ms: float) -> None:
     st.markdown(f":material/check: {_STEP_LABELS.get(stage, stage)} — {ms:,.1f} ms")
 
 
-def _suggesting(answer: Answer) -> bool:
-    return answer.intent is Intent.clarify and bool(answer.plan.suggestions)
+def _answer_text(turn_index: int, answer: Answer, text_box: DeltaGenerator) -> None:
+    """The answer's paragraphs and notes, with citation chips, in ``text_box``. Its tables are
+    drawn from the result by ``answer_numbers`` (sortable, with a CSV download), and its
+    suggestions become buttons under the sources."""
+    with text_box.container():
+        for part in answer.parts:
+            if isinstance(part, Prose | Note):
+                shown = link_citations(part.markdown(), turn_index, answer.citations)
+                st.markdown(shown, unsafe_allow_html=True)
 
 
-def _answer_text(turn_index: int, answer: Answer, tables_shown: bool) -> str:
-    """The markdown to show, without what the UI draws itself (tables, suggestion buttons)."""
-    if _suggesting(answer) and answer.plan.clarification:
-        text = answer.plan.clarification
-    else:
-        text = without_tables(answer.text) if tables_shown else answer.text
-    return link_citations(text, turn_index, answer.citations)
+def _suggestions(turn_index: int, suggestions: Suggestions) -> None:
+    st.caption("You could ask")
+    with st.container(horizontal=True, gap="small"):
+        for number, suggestion in enumerate(suggestions.questions):
+            st.button(
+                plain_markdown(suggestion),
+                key=f"suggest-{turn_index}-{number}",
+                icon=":material/chat_bubble:",
+                on_click=_send,
+                args=(suggestion,),
+            )
 
 
 def _answer_body(turn_index: int, answer: Answer, text_box: DeltaGenerator) -> None:
     """Text (with citation chips) in ``text_box``, then the numbers, sources and suggestions."""
-    tables_shown = render_result(answer, key=f"turn-{turn_index}")
-    text_box.markdown(_answer_text(turn_index, answer, tables_shown), unsafe_allow_html=True)
+    answer_numbers(answer, key=f"turn-{turn_index}")
+    _answer_text(turn_index, answer, text_box)
     citation_list(turn_index, answer.citations)
-    if _suggesting(answer):
-        st.caption("You could ask")
-        with st.container(horizontal=True, gap="small"):
-            for number, suggestion in enumerate(answer.plan.suggestions):
-                st.button(
-                    plain_markdown(suggestion),
-                    key=f"suggest-{turn_index}-{number}",
-                    icon=":material/chat_bubble:",
-                    on_click=_send,
-                    args=(suggestion,),
-                )
+    for part in answer.parts:
+        if isinstance(part, Suggestions):
+            _suggestions(turn_index, part)
 
 
 def _show_turn(turn_index: int, turn: ChatTurn) -> None:
@@ -148,16 +154,16 @@ def _show_turn(turn_index: int, turn: ChatTurn) -> None:
             _answer_body(turn_index, turn.answer, st.empty())
 
 
-def _written(writer: AnswerWriter, question: str, answer: Answer, box: DeltaGenerator) -> Answer:
-    """Stream Gemini's verified wording into ``box``; the final answer is returned."""
-    stream = writer.stream(question, answer)
+def _preview(box: DeltaGenerator) -> Callable[[str], None]:
+    """Shows the verified pieces the pipeline hands over, as they are written, in ``box``; the
+    finished answer replaces them."""
+    written: list[str] = []
 
-    started = time.perf_counter()
-    with box.container():
-        st.write_stream(inert_stream(stream))
-    final = stream.answer
-    final.timings_ms = {**answer.timings_ms, "write": (time.perf_counter() - started) * 1000}
-    return final
+    def show(piece: str) -> None:
+        written.append(piece)
+        box.markdown(inert_text("".join(written)))
+
+    return show
 
 
 STAGE_LABELS = {
@@ -209,9 +215,9 @@ def _answer_new(
     text_box = st.empty()
     try:
         answer = _asked(context, waiting_question, scope, status)
-        if context.writer is not None and answer.result is not None:
+        if context.pipeline.rewrites(answer):
             status.update(label="Gemini is writing the answer…")
-            answer = _written(context.writer, question, answer, text_box)
+            answer = context.pipeline.write(question, answer, _preview(text_box))
             with status:
                 _step_line("write", answer.timings_ms["write"])
     except Exception as exc:

@@ -4,6 +4,7 @@ land, and a form for what the file does not say; askable as soon as the report s
 from __future__ import annotations
 
 import hashlib
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,22 +15,14 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from elastic.ingest import bank_csv
 from elastic.ingest.formats import is_pdf
-from elastic.ingest.landing import (
-    FileDefaults,
-    Progress,
-    ingest_file,
-    preview_export,
-    read_export,
-)
 from elastic.ingest.parsed import UnreadableFile
 from elastic.ingest.pdf.statement import PDF_FORMAT
 from elastic.model.records import IngestReport
-from llm.services import category_fallback
+from llm.ingesting import FileDefaults, Progress
 from settings import Settings
 from ui.answer_text import plain_markdown
 from ui.context import AppContext, app_context, data_changed
 from ui.faults import show_fault
-from ui.formatting import safe_file_name
 from ui.ingest_jobs import JOBS, FileToIngest, IngestWork, JobKey, JobRunning, JobView
 from ui.pdf_pages import readable_page_count
 from ui.sidebar import engine_panel
@@ -57,6 +50,15 @@ MISSING_FIELDS = (
     ("bank_name", "Bank"),
     ("currency", "Currency (ISO code)"),
 )
+
+
+_UNSAFE_FILE_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def safe_file_name(name: str, fallback: str = "upload") -> str:
+    """An uploaded file's name reduced to a plain file name (no directories, no odd characters)."""
+    base = _UNSAFE_FILE_CHARS.sub("_", name.replace("\\", "/").rsplit("/", 1)[-1]).strip("._")
+    return base or fallback
 
 
 @dataclass(frozen=True)
@@ -189,9 +191,10 @@ def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping |
     """One uploaded file: its format and its rows as they will land. Returns the mapping
     chosen for a CSV no profile knows."""
     st.markdown(f"**{plain_markdown(upload.name)}**")
+    importer = context.importer
     mapping = None
     try:
-        parsed = read_export(upload.path)
+        parsed = importer.read(upload.path)
     except UnreadableFile as exc:
         if not bank_csv.sniff(upload.path.read_bytes()[:4096]):
             st.error(plain_markdown(str(exc)), icon=":material/block:")
@@ -200,7 +203,7 @@ def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping |
         if mapping is None:
             return None
         try:
-            parsed = read_export(upload.path, mapping)
+            parsed = importer.read(upload.path, mapping)
         except UnreadableFile as again:
             st.error(plain_markdown(str(again)), icon=":material/block:")
             return None
@@ -209,14 +212,7 @@ def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping |
             f"{PDF_FORMAT}: its pages become searchable, its transactions land when they reconcile."
         )
         return None
-    preview = preview_export(
-        context.pipeline.backend,
-        parsed,
-        context.user_id,
-        upload.name,
-        _defaults(upload),
-        context.settings.default_currency,
-    )
+    preview = importer.preview(parsed, upload.name, _defaults(upload))
     pending = f", {preview.pending:,} pending (not landed)" if preview.pending else ""
     detected = plain_markdown(preview.format)
     st.caption(f"Detected **{detected}**: {preview.row_count:,} transactions{pending}.")
@@ -235,22 +231,10 @@ def _job_key(context: AppContext) -> JobKey:
 
 def _work(context: AppContext) -> IngestWork:
     """How the job lands each file: into this user's data, as the CLI would."""
-    pipeline, settings = context.pipeline, context.settings
-    store, fallback = context.store, category_fallback(settings)
+    importer = context.importer
 
     def land(upload: FileToIngest, progress: Progress) -> IngestReport:
-        return ingest_file(
-            pipeline.backend,
-            upload.path,
-            context.user_id,
-            pipeline.embedder,
-            store,
-            upload.defaults,
-            settings.default_currency,
-            progress,
-            upload.mapping,
-            fallback,
-        )
+        return importer.land(upload.path, upload.defaults, upload.mapping, progress)
 
     return land
 

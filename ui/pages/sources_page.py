@@ -8,10 +8,9 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
-from elastic.ingest.landing import forget
-from elastic.masking import mask_account
 from elastic.model.plan import Direction, Intent, IntentPlan, SortOrder
 from elastic.model.results import ListingResult, StatementInfo, Vocabulary
+from llm.answering.wording import account_label, account_option_label, bucket_label
 from ui.answer_text import plain_markdown
 from ui.context import AppContext, app_context, data_changed
 from ui.faults import show_fault
@@ -30,7 +29,7 @@ def _statements_frame(statements: list[StatementInfo]) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "Bank": [s.bank_name for s in statements],
-            "Account": [f"{s.account_name} {mask_account(s.account_no)}" for s in statements],
+            "Account": [account_label(s.account_name, s.account_no) for s in statements],
             "From": [s.statement_from for s in statements],
             "To": [s.statement_to for s in statements],
             "Pages": [s.pages for s in statements],
@@ -39,12 +38,12 @@ def _statements_frame(statements: list[StatementInfo]) -> pd.DataFrame:
 
 
 def _statements_tab(context: AppContext) -> None:
-    statements = context.pipeline.backend.statements(context.user_id)
+    statements = context.pipeline.statements(context.user_id)
     if not statements:
         st.info("No statements yet: upload PDFs on the **Ingest** page.", icon=":material/info:")
         return
     labels = {
-        s.account_name: f"{s.account_name} · {s.bank_name} {mask_account(s.account_no)}"
+        s.account_name: account_option_label(s.account_name, s.bank_name, s.account_no)
         for s in statements
     }
     chosen_accounts = st.multiselect(
@@ -73,7 +72,8 @@ def _statements_tab(context: AppContext) -> None:
     chosen = statements[rows[0]] if rows and rows[0] < len(statements) else statements[0]
     with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
         page = st.number_input(
-            f"Page of {plain_markdown(chosen.account_name)}, {chosen.statement_from:%b %Y}",
+            f"Page of {plain_markdown(chosen.account_name)}, "
+            f"{bucket_label(chosen.statement_from, 'month')}",
             min_value=1,
             max_value=max(chosen.pages, 1),
             value=1,
@@ -134,12 +134,12 @@ def _page_of(context: AppContext, plan: IntentPlan) -> tuple[ListingResult, int]
     if state is None or state[0] != signature:
         state = (signature, [None])
         st.session_state[_CURSORS] = state
-    cursors: list[list[object] | None] = state[1]
-    result = context.pipeline.backend.listing(context.user_id, plan, cursors[-1])
+    cursors: list[str | None] = state[1]
+    result = context.pipeline.transactions(context.user_id, plan, cursors[-1])
     return result, len(cursors)
 
 
-def _next_page(after: list[object]) -> None:
+def _next_page(after: str) -> None:
     st.session_state[_CURSORS][1].append(after)
 
 
@@ -205,26 +205,26 @@ def _category_correction(context: AppContext, vocabulary: Vocabulary) -> None:
 
 def _forget_panel(context: AppContext) -> None:
     """Delete one file's data, or all of it, from the store and the kept PDFs."""
-    backend = context.pipeline.backend
+    pipeline = context.pipeline
     labels = {
         s.source_file: f"{s.bank_name} · {s.account_name} statement "
         f"{s.statement_from} – {s.statement_to}"
-        for s in backend.statements(context.user_id)
+        for s in pipeline.statements(context.user_id)
     }
-    files = sorted({*backend.source_files(context.user_id), *labels})
+    files = sorted({*pipeline.source_files(context.user_id), *labels})
     with st.expander("Forget data", icon=":material/delete:"):
         if files:
             chosen = st.selectbox(
                 "File", files, format_func=lambda f: labels.get(f, f), key="forget-file"
             )
             if st.button("Forget this file", key="forget-one"):
-                deleted = forget(backend, context.store, context.user_id, [chosen])
+                deleted = pipeline.forget(context.user_id, context.store, [chosen])
                 data_changed(context)
                 forgotten = plain_markdown(labels.get(chosen, chosen))
                 st.success(f"Forgot {deleted:,} stored documents of {forgotten}.")
         sure = st.checkbox("I want to delete all my data", key="forget-all-sure")
         if st.button("Forget all my data", type="primary", disabled=not sure, key="forget-all"):
-            deleted = forget(backend, context.store, context.user_id)
+            deleted = pipeline.forget(context.user_id, context.store)
             data_changed(context)
             st.success(f"Forgot all {deleted:,} stored documents.")
 

@@ -1,18 +1,17 @@
-"""Pure presentation helpers: money, periods, accounts and transaction tables (no Streamlit)."""
+"""Transactions as data frames and CSV downloads (no Streamlit); wording comes from
+``llm/answering/wording.py``."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import date
 
 import pandas as pd
 from pandas.api.types import is_numeric_dtype
 
-from elastic.masking import mask_account, mask_account_numbers
+from elastic.masking import mask_account_numbers
 from elastic.model.records import Transaction
-from elastic.model.results import AccountInfo
-from llm.answering.wording import day_label
+from llm.answering.wording import account_label
 
 TRANSACTION_COLUMNS = [
     "Date",
@@ -38,26 +37,6 @@ def provenance_label(row: Transaction) -> str:
     return " · ".join(
         x for x in (where, f"{' and '.join(inferred)} inferred" if inferred else "") if x
     )
-
-
-def period_label(date_from: date | None, date_to: date | None) -> str:
-    """``Jan 1, 2024 – Mar 31, 2024``; open ends read "since" / "until"; neither: all dates."""
-    if date_from and date_to:
-        return f"{day_label(date_from)} – {day_label(date_to)}"
-    if date_from:
-        return f"since {day_label(date_from)}"
-    if date_to:
-        return f"until {day_label(date_to)}"
-    return "all dates"
-
-
-def account_label(name: str, account_no: str) -> str:
-    """An account as the UI shows it: the number is always masked."""
-    return f"{name} {mask_account(account_no)}".strip()
-
-
-def account_option_label(account: AccountInfo) -> str:
-    return f"{account.account_name} · {account.bank_name} ***{account.last4}"
 
 
 def transactions_frame(rows: Sequence[Transaction]) -> pd.DataFrame:
@@ -111,12 +90,3 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
         lambda column: column if is_numeric_dtype(column) else column.map(spreadsheet_text)
     )
     return safe.to_csv(index=False, lineterminator="\r\n").encode("utf-8")
-
-
-_UNSAFE_FILE_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-def safe_file_name(name: str, fallback: str = "upload") -> str:
-    """An uploaded file's name reduced to a plain file name (no directories, no odd characters)."""
-    base = _UNSAFE_FILE_CHARS.sub("_", name.replace("\\", "/").rsplit("/", 1)[-1]).strip("._")
-    return base or fallback
