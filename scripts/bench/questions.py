@@ -1,7 +1,7 @@
 """The fixed question set, and the same answers computed independently by pandas and DuckDB.
 
-Each question carries the plan it means (DESIGN.md's semantics: spend is money out without
-transfers). pandas answers it through the project's oracle, ``tests/pandas_reference.py``;
+Each question carries the plan it means (docs/ARCHITECTURE.md's semantics: spend is money out
+without transfers). pandas answers it through the project's oracle, ``tests/pandas_reference.py``;
 DuckDB through SQL written by hand here. Every answer is reduced to ``Figures`` (rows of key,
 value, count) so the backends' answers and both references compare exactly.
 """
