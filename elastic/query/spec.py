@@ -8,11 +8,11 @@ is ever silently dropped.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from elastic.model.plan import Interval
 
@@ -23,6 +23,17 @@ SortValue = str | int
 
 class UnsupportedQuery(ValueError):
     """A query node an engine's compiler has no rule for: a bug, never a user's question."""
+
+
+R = TypeVar("R")
+
+
+def rule_for(rules: Mapping[type, Callable[..., R]], node: object, engine: str) -> Callable[..., R]:
+    """The rule of a compiler's table for ``node``; raises instead of dropping an unknown node."""
+    rule = rules.get(type(node))
+    if rule is None:
+        raise UnsupportedQuery(f"the {engine} compiler has no rule for {type(node).__name__}")
+    return rule
 
 
 # -- filters ----------------------------------------------------------------------------------

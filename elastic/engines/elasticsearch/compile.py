@@ -33,6 +33,7 @@ from elastic.query.spec import (
     TextRanking,
     UnsupportedQuery,
     VectorRanking,
+    rule_for,
 )
 from elastic.query.spec import Collection as Kind
 
@@ -81,10 +82,7 @@ Indices = Mapping[Kind, Index]
 
 
 def _rule(rules: Mapping[type, Callable[..., N]], node: object) -> Callable[..., N]:
-    rule = rules.get(type(node))
-    if rule is None:
-        raise UnsupportedQuery(f"the Elasticsearch compiler has no rule for {type(node).__name__}")
-    return rule
+    return rule_for(rules, node, "Elasticsearch")
 
 
 # -- filters ----------------------------------------------------------------------------------

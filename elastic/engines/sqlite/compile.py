@@ -38,6 +38,7 @@ from elastic.query.spec import (
     TextRanking,
     UnsupportedQuery,
     VectorRanking,
+    rule_for,
 )
 from elastic.query.spec import Collection as Kind
 
@@ -112,10 +113,7 @@ class Schema:
 
 
 def _rule(rules: Mapping[type, Callable[..., N]], node: object) -> Callable[..., N]:
-    rule = rules.get(type(node))
-    if rule is None:
-        raise UnsupportedQuery(f"the SQLite compiler has no rule for {type(node).__name__}")
-    return rule
+    return rule_for(rules, node, "SQLite")
 
 
 # -- filters ----------------------------------------------------------------------------------
