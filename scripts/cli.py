@@ -66,7 +66,8 @@ def _sigterm_interrupts() -> Iterator[None]:
 
 class _Bar:
     """A tqdm bar driven by the ingestion progress callback; it keeps the count of rows
-    stored so far, for the message when an ingest stops."""
+    stored so far, for the message when an ingest stops. The total starts as the lines of the
+    file and becomes the rows it held once all are read."""
 
     def __init__(self, unit: str) -> None:
         self._bar: tqdm | None = None
@@ -78,6 +79,8 @@ class _Bar:
         self.done, self.total = done, total
         if self._bar is None:
             self._bar = tqdm(total=total, unit=self._unit, file=sys.stderr, leave=False)
+        if self._bar.total != total:
+            self._bar.total = total
         self._bar.set_postfix_str(label[-40:])
         self._bar.update(done - self._bar.n)
 

@@ -22,6 +22,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from functools import cache, lru_cache
 from itertools import islice
+from operator import itemgetter
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -287,6 +288,16 @@ def read(path: Path, mapping: ColumnMapping | None = None) -> ParsedFile:
     ``mapping`` reads a layout no profile knows. Raises UnreadableFile when the file is not
     delimited text or its columns cannot be told apart (the message names those it found).
     """
+    parsed = stream(path, mapping)
+    parsed.rows = list(parsed.rows)
+    return parsed
+
+
+def stream(path: Path, mapping: ColumnMapping | None = None) -> ParsedFile:
+    """``read`` without holding the rows: ``rows`` is read from the file once, as it is
+    iterated. The problems and balances of the rows join the file as they are read; those of
+    the preamble once the last row is read. ``expected_rows`` counts the lines below the header.
+    """
     layout = _layout(path, mapping)
     header = layout.header
     if header.mapping is None:
@@ -295,29 +306,55 @@ def read(path: Path, mapping: ColumnMapping | None = None) -> ParsedFile:
     parsed = ParsedFile(format=_format_name(header, chosen))
     dates = _DateReader(chosen.date, chosen.date_formats, chosen.day_first)
     _fill_file_values(parsed, layout, chosen, dates)
-    rows = _RowReader(chosen, header.names, layout.encoding, _config(), dates)
+    parsed.expected_rows = max(_count_lines(path) - (header.line or 0), 0)
+    parsed.rows = _stream_rows(path, parsed, layout, chosen, dates)
+    return parsed
+
+
+def _stream_rows(
+    path: Path, parsed: ParsedFile, layout: _Layout, mapping: ColumnMapping, dates: _DateReader
+) -> Iterator[ParsedRow]:
+    rows = _RowReader(mapping, layout.header.names, layout.encoding, _config(), dates)
+    newest: date | None = None
     for line, cells in _data_records(path, layout, rows.reads):
         try:
             if isinstance(cells, csv.Error):
                 raise ValueError(str(cells))
-            for item in rows.read(line, cells):
-                if isinstance(item, BalanceFact):
-                    parsed.balances.append(item)
-                else:
-                    parsed.rows.append(item)
+            items = rows.read(line, cells)
         except ValueError as exc:
             parsed.problems.append(IngestProblem(path.name, f"line {line}", str(exc)))
-    _preamble_balances(parsed, layout, chosen)
-    return parsed
+            continue
+        for item in items:
+            if isinstance(item, BalanceFact):
+                parsed.balances.append(item)
+                continue
+            if item.date is not None and (newest is None or item.date > newest):
+                newest = item.date
+            yield item
+    _preamble_balances(parsed, layout, mapping, newest)
 
 
-def _preamble_balances(parsed: ParsedFile, layout: _Layout, mapping: ColumnMapping) -> None:
+def _count_lines(path: Path) -> int:
+    """Physical lines, counted in bytes without decoding: a cheap total for progress."""
+    newlines = returns = 0
+    last = b""
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            newlines += chunk.count(b"\n")
+            returns += chunk.count(b"\r")
+            last = chunk[-1:]
+    breaks = newlines or returns  # a file may end its lines with a lone CR
+    return breaks + (1 if last and last not in b"\r\n" else 0)
+
+
+def _preamble_balances(
+    parsed: ParsedFile, layout: _Layout, mapping: ColumnMapping, newest: date | None
+) -> None:
     """Balances a preamble states ("Ledger Balance:,13532.14", "Saldo;150,00;EUR"), as of the
     end of the stated period, else of the newest row."""
     keys = _config().preamble
     numbers = _NumberReader(mapping.decimal or ".", mapping.thousands)
-    dated = [row.date for row in parsed.rows if row.date]
-    as_of = parsed.period[1] if parsed.period else max(dated, default=None)
+    as_of = parsed.period[1] if parsed.period else newest
     if as_of is None:
         return
     stated = {b.name for b in parsed.balances}
@@ -1017,6 +1054,7 @@ class _NumberReader:
         return Decimal(f"{_NOT_DIGITS.sub('', whole)}.{fraction or '0'}").quantize(CENT)
 
 
+@lru_cache(maxsize=256)
 def _currency_code(raw: str) -> str | None:
     code = CURRENCY_SYMBOLS.get(raw.strip(), raw.strip().upper())
     return code if len(code) == 3 and code.isascii() and code.isalpha() else None
@@ -1049,6 +1087,9 @@ class _RowReader:
         self._at = {role: at(getattr(mapping, role)) for role in ROLES if role != "description"}
         self._present = [(role, i) for role, i in self._at.items() if i is not None]
         self._blank = dict.fromkeys(self._at, "")
+        self._roles = [role for role, _ in self._present]
+        # A mapping always reads a date and money column, so this picks a tuple of cells.
+        self._take = itemgetter(*(i for _, i in self._present))
         self._description = [i for i in map(at, mapping.description) if i is not None]
         # A row must reach every column the mapping reads; a shorter one lost values or moved.
         self._reach = 1 + max([i for _, i in self._present] + self._description, default=0)
@@ -1079,8 +1120,8 @@ class _RowReader:
         if "\ufffd" in "\t".join(cells):
             raise ValueError(f"text is not valid {self._encoding}")
         m = self._m
-        values = self._blank.copy()
-        values.update((role, cells[i].strip()) for role, i in self._present if i < len(cells))
+        values = self._blank.copy()  # every present column is within reach, checked above
+        values.update(zip(self._roles, map(str.strip, self._take(cells)), strict=True))
         kind = values["record_type"]
         if kind in self._balance_types:
             return [self._balance_fact(self._balance_types[kind], values, line)]

@@ -24,7 +24,7 @@ EXPORT_FORMATS = (
     Format("ofx", ofx.sniff, ofx.read),
     Format("camt.053", camt053.sniff, camt053.read),
     Format("mt940", mt940.sniff, mt940.read),
-    Format("csv", bank_csv.sniff, bank_csv.read),
+    Format("csv", bank_csv.sniff, bank_csv.stream),  # rows read as they are landed
 )
 
 

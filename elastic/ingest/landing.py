@@ -9,10 +9,11 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Sized
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
 
 from elastic.backend import CategoryMemory, SearchBackend, WriteCounts
@@ -86,29 +87,53 @@ class _Account:
     currency: str
 
 
-def _resolve_account(
-    parsed: ParsedFile, defaults: FileDefaults, source: str, default_currency: str
-) -> tuple[_Account, list[str]]:
-    """The file's own values, else the flags, else an honest default that says where it came
-    from; the second value lists each assumption so the report can show it. A default is only
-    assumed when some row does not state the value itself."""
-    assumed: list[str] = []
+_OPEN_FIELDS = ("account_name", "bank_name", "currency")
 
-    def lacking(field: str) -> bool:
-        return any(not getattr(row, field) for row in parsed.rows)
 
-    name = defaults.account_name or parsed.account_name or ""
-    if not name and lacking("account_name"):
-        name = assume_account_name(source, assumed)
-    bank = defaults.bank_name or parsed.bank_name or ""
-    if not bank and lacking("bank_name"):
-        bank = assume_bank(assumed)
-    currency = (defaults.currency or parsed.currency or "").upper()
-    if not currency and lacking("currency"):
-        currency = default_currency
-        assumed.append(f"currency {currency} (the file names none; give --currency)")
-    account_no = defaults.account_no or parsed.account_no or ""
-    return _Account(account_no, name, bank, currency or default_currency), assumed
+class _AccountValues:
+    """The file's own account values, else the flags, else an honest default that says where
+    it came from. A default is only assumed (and listed for the report) when some row does not
+    state the value itself, which is known once every row has been seen."""
+
+    def __init__(
+        self, parsed: ParsedFile, defaults: FileDefaults, source: str, default_currency: str
+    ) -> None:
+        self._source = source
+        self._default_currency = default_currency
+        self._name = defaults.account_name or parsed.account_name or ""
+        self._bank = defaults.bank_name or parsed.bank_name or ""
+        self._currency = (defaults.currency or parsed.currency or "").upper()
+        self._account_no = defaults.account_no or parsed.account_no or ""
+        given = {"account_name": self._name, "bank_name": self._bank, "currency": self._currency}
+        self._open = [field for field in _OPEN_FIELDS if not given[field]]
+        self._lacking: set[str] = set()
+        # What a row lacking a value gets while the file is read.
+        self.for_rows = _Account(
+            self._account_no,
+            self._name or assume_account_name(source, []),
+            self._bank or assume_bank([]),
+            self._currency or default_currency,
+        )
+
+    def see(self, row: ParsedRow) -> None:
+        for field in self._open:
+            if not getattr(row, field):
+                self._lacking.add(field)
+        if self._lacking.issuperset(self._open):
+            self._open = []
+
+    def resolve(self) -> tuple[_Account, list[str]]:
+        """The account as the rows seen need it, and each assumption made for them."""
+        assumed: list[str] = []
+        name, bank, currency = self._name, self._bank, self._currency
+        if "account_name" in self._lacking:
+            name = assume_account_name(self._source, assumed)
+        if "bank_name" in self._lacking:
+            bank = assume_bank(assumed)
+        if "currency" in self._lacking:
+            currency = self._default_currency
+            assumed.append(f"currency {currency} (the file names none; give --currency)")
+        return _Account(self._account_no, name, bank, currency or self._default_currency), assumed
 
 
 def content_id(*parts: object) -> str:
@@ -118,45 +143,58 @@ def content_id(*parts: object) -> str:
     return "tx-" + hashlib.sha1(key.encode()).hexdigest()[:16]
 
 
+LOOKUP_CACHE = 8192  # distinct descriptors and merchants remembered per file
+
+
 class _Cleaner:
-    """ParsedRow → Transaction for one file: merchant, category, id, provenance."""
+    """ParsedRow → Transaction for one file: merchant, category, id, provenance.
+
+    Merchant and category depend only on a row's descriptor, payee and file category (the
+    user's memory is fixed for the file), so they are looked up once per distinct value.
+    """
 
     def __init__(
         self,
-        parsed: ParsedFile,
+        file_format: str,
         account: _Account,
         defaults: FileDefaults,
         memory: CategoryMemory,
         source: str,
         fallback: CategoryFallback | None = None,
     ) -> None:
-        self._parsed = parsed
+        self._project = file_format == PROJECT_CSV
         self._account = account
         self._defaults = defaults
         self._memory = memory
         self._source = source
         self._categoriser = Categoriser(fallback)
-        self._occurrences: Counter[tuple[object, ...]] = Counter()
-        self._given_ids: dict[str, str] = {}  # a file's own transaction_id → where it is first
+        # Occurrences per id key ("account|day|cents|currency"): the same amount twice on a day
+        # is two transactions. One small entry per distinct key, never the rows themselves.
+        self._occurrences: Counter[str] = Counter()
+        self._given_ids: set[str] = set()  # a file's own transaction_ids seen so far
+        self._merchant = lru_cache(maxsize=LOOKUP_CACHE)(self._find_merchant)
+        self._category = lru_cache(maxsize=LOOKUP_CACHE)(self._find_category)
 
-    def _merchant(self, row: ParsedRow, description: str) -> tuple[str, bool]:
+    def _find_merchant(self, given: str | None, description: str) -> tuple[str, bool]:
         """The merchant, and whether it was inferred from the descriptor."""
-        if row.merchant and self._parsed.format == PROJECT_CSV:
-            return row.merchant.strip(), False
-        if row.merchant and row.merchant.strip():
-            return normalise_merchant(row.merchant) or row.merchant.strip(), False
+        if given and self._project:
+            return given.strip(), False
+        if given and given.strip():
+            return normalise_merchant(given) or given.strip(), False
         return normalise_merchant(description) or description, True
 
-    def _category(self, row: ParsedRow, merchant: str, description: str) -> tuple[str, bool]:
+    def _find_category(
+        self, given: str | None, merchant: str, description: str
+    ) -> tuple[str, bool]:
         """The category, and whether it was inferred. FinSync's own CSV names categories in
         the user's own vocabulary: kept as written, except that transfer synonyms are
         Transfers; other files' labels are mapped onto the vocabulary."""
-        given = (row.category or "").strip()
-        if given and self._parsed.format == PROJECT_CSV:
-            transfer = canonical_category(given) == TRANSFERS_CATEGORY
-            return (TRANSFERS_CATEGORY if transfer else given), False
+        label = (given or "").strip()
+        if label and self._project:
+            transfer = canonical_category(label) == TRANSFERS_CATEGORY
+            return (TRANSFERS_CATEGORY if transfer else label), False
         return self._categoriser.categorise(
-            merchant, description, row.category, self._memory.history, self._memory.overrides
+            merchant, description, given, self._memory.history, self._memory.overrides
         )
 
     def transaction(self, row: ParsedRow) -> Transaction:
@@ -164,26 +202,32 @@ class _Cleaner:
         if not description:
             raise ValueError("missing value for description")
         _check_bounds(row)
-        currency = (self._defaults.currency or row.currency or self._account.currency).upper()
+        flags = self._defaults
+        currency = (flags.currency or row.currency or self._account.currency).upper()
         if len(currency) != 3 or not currency.isalpha():
             raise ValueError(f"currency {currency!r} is not an ISO 4217 code")
         # The importer's flags win: they are said about this file on purpose.
-        flags = self._defaults
         account_no = flags.account_no or row.account_no or self._account.account_no
         account_name = flags.account_name or row.account_name or self._account.account_name
-        tx_id = row.transaction_id if self._parsed.format == PROJECT_CSV else None
+        tx_id = row.transaction_id if self._project else None
         if tx_id is not None:
             # Stored as given, a second row with the id would pass for already present.
-            first = self._given_ids.setdefault(tx_id, row.location)
-            if first != row.location:
-                raise ValueError(f"transaction_id {tx_id!r} is already used on {first}")
-        merchant, merchant_inferred = self._merchant(row, description)
-        category, category_inferred = self._category(row, merchant, description)
-        cents = int(row.amount * 100)
-        key = (account_no or account_name, row.date.isoformat(), cents, currency)
+            if tx_id in self._given_ids:
+                raise ValueError(f"transaction_id {tx_id!r} is already used on an earlier line")
+            self._given_ids.add(tx_id)
+        merchant, merchant_inferred = self._merchant(row.merchant, description)
+        category, category_inferred = self._category(row.category, merchant, description)
+        key = "|".join(
+            (
+                (account_no or account_name).strip(),
+                row.date.isoformat(),
+                str(int(row.amount * 100)),
+                currency,
+            )
+        )
         self._occurrences[key] += 1
         return Transaction(
-            transaction_id=tx_id or content_id(*key, self._occurrences[key]),
+            transaction_id=tx_id or content_id(key, self._occurrences[key]),
             date=row.date,
             description=description,
             amount=row.amount,
@@ -215,43 +259,79 @@ def _check_bounds(row: ParsedRow) -> None:
         )
 
 
-def _count_writes(report: IngestReport, counts: WriteCounts, where: dict[str, str]) -> None:
+def _count_writes(
+    report: IngestReport,
+    counts: WriteCounts,
+    where: dict[str, str],
+    problems: list[IngestProblem] | None = None,
+) -> None:
     report.indexed += counts.indexed
     report.skipped += counts.skipped
+    failed = report.problems if problems is None else problems
     for doc_id, reason in counts.failed.items():
-        report.problems.append(IngestProblem(report.source, where.get(doc_id, doc_id), reason))
+        failed.append(IngestProblem(report.source, where.get(doc_id, doc_id), reason))
 
 
-def _running_balances(parsed: ParsedFile) -> list[BalanceFact]:
-    """Opening and closing balances from a running balance column, for files that state none:
-    the balance after the newest row, and before the oldest. Rows of one day keep file order
-    read in the file's direction (exports list newest first or oldest first)."""
-    rows = [(i, r) for i, r in enumerate(parsed.rows) if r.date and not r.pending]
-    if not rows or all(r.balance is None for _, r in rows):
-        return []
-    newest_first = rows[0][1].date > rows[-1][1].date
-    ordered = sorted(rows, key=lambda pair: (pair[1].date, -pair[0] if newest_first else pair[0]))
-    with_balance = [r for _, r in ordered if r.balance is not None]
-    first, last = with_balance[0], with_balance[-1]
-    currency = last.currency or parsed.currency
-    return [
-        BalanceFact(
-            "opening_balance", first.balance - first.amount, currency, first.date, first.location
-        ),
-        BalanceFact("closing_balance", last.balance, currency, last.date, last.location),
-    ]
+class _FileRows:
+    """What the file's facts need from its rows, kept while they stream past: account names,
+    and the rows at both ends of a running balance column."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}  # account_no → account_name, one entry per account
+        self._seen = 0
+        self._first: ParsedRow | None = None  # the first and last booked, dated rows
+        self._last: ParsedRow | None = None
+        # Rows with a balance, earliest and latest by (date, file order) and by (date, reverse
+        # file order): which of the two applies is known once the last row is seen.
+        self._ends: dict[str, tuple[tuple[date, int], ParsedRow]] = {}
+
+    def see(self, row: ParsedRow) -> None:
+        if row.account_no and row.account_name:
+            self.names[row.account_no] = row.account_name
+        if not row.date or row.pending:
+            return
+        index, self._seen = self._seen, self._seen + 1
+        self._first = self._first or row
+        self._last = row
+        if row.balance is None:
+            return
+        for name, key in (("up", (row.date, index)), ("down", (row.date, -index))):
+            low, high = self._ends.get(f"{name}-low"), self._ends.get(f"{name}-high")
+            if low is None or key < low[0]:
+                self._ends[f"{name}-low"] = (key, row)
+            if high is None or key > high[0]:
+                self._ends[f"{name}-high"] = (key, row)
+
+    def running_balances(self, currency: str | None) -> list[BalanceFact]:
+        """Opening and closing balances from a running balance column, for files that state
+        none: the balance after the newest row, and before the oldest. Rows of one day keep
+        file order read in the file's direction (exports list newest first or oldest first)."""
+        if self._first is None or self._last is None or not self._ends:
+            return []
+        way = "down" if self._first.date > self._last.date else "up"
+        first, last = self._ends[f"{way}-low"][1], self._ends[f"{way}-high"][1]
+        currency = last.currency or currency
+        return [
+            BalanceFact(
+                "opening_balance",
+                first.balance - first.amount,
+                currency,
+                first.date,
+                first.location,
+            ),
+            BalanceFact("closing_balance", last.balance, currency, last.date, last.location),
+        ]
 
 
 def _statement_facts(
-    parsed: ParsedFile, account: _Account, defaults: FileDefaults, source: str
+    parsed: ParsedFile, rows: _FileRows, account: _Account, defaults: FileDefaults, source: str
 ) -> list[StatementFact]:
     """The balances a file states (else those its running balance shows), per account."""
-    stated = parsed.balances or _running_balances(parsed)
-    names = {r.account_no: r.account_name for r in parsed.rows if r.account_no and r.account_name}
+    stated = parsed.balances or rows.running_balances(parsed.currency)
     facts = []
     for fact in stated:
         account_no = defaults.account_no or fact.account_no or account.account_no
-        name = defaults.account_name or names.get(account_no) or account.account_name
+        name = defaults.account_name or rows.names.get(account_no) or account.account_name
         key = account_no or account.account_name
         facts.append(
             StatementFact(
@@ -270,25 +350,69 @@ def _statement_facts(
     return facts
 
 
-def _pair_transfers(backend: SearchBackend, user_id: str, rows: Sequence[Transaction]) -> int:
+def _pair_transfers(backend: SearchBackend, user_id: str, days: tuple[date, date]) -> int:
     """Opposite amounts between the user's own accounts within a few days are transfers.
 
-    Only rows whose category was inferred are considered: a category the file or the user gave
-    is kept.
+    ``days`` spans the landed rows whose category was inferred: a category the file or the user
+    gave is kept, so only those rows can start a pair.
     """
-    inferred = [r for r in rows if r.category_inferred]
-    if not inferred:
-        return 0
     window = timedelta(days=TRANSFER_WINDOW_DAYS)
-    first, last = min(r.date for r in inferred) - window, max(r.date for r in inferred) + window
     candidates = [
         PairCandidate(
             r.transaction_id, r.account_no, r.date, cents_to_amount(r.amount_cents), r.currency
         )
-        for r in backend.pair_candidates(user_id, first, last)
+        for r in backend.pair_candidates(user_id, days[0] - window, days[1] + window)
     ]
     paired = find_transfer_pairs(candidates, window_days=TRANSFER_WINDOW_DAYS)
     return backend.mark_transfers(user_id, sorted(paired)) if paired else 0
+
+
+class _Writer:
+    """Transactions written WRITE_BATCH at a time, each batch counted in the report as it is
+    stored. The last batch makes the import searchable, so a full batch is written only once a
+    further row shows it is not the last: at most two batches are held."""
+
+    def __init__(
+        self,
+        backend: SearchBackend,
+        user_id: str,
+        report: IngestReport,
+        progress: Progress,
+        expected: int,
+    ) -> None:
+        self._backend = backend
+        self._user_id = user_id
+        self._report = report
+        self._progress = progress
+        self.expected = expected
+        self.failures: list[IngestProblem] = []
+        self._batch: list[Transaction] = []
+        self._full: list[Transaction] = []
+
+    @property
+    def stored(self) -> int:
+        """Rows the backend holds now: written by this import, or already there."""
+        return self._report.indexed + self._report.skipped
+
+    def add(self, tx: Transaction) -> None:
+        if self._full:
+            self._write(self._full, visible=False)
+            self._full = []
+        self._batch.append(tx)
+        if len(self._batch) == WRITE_BATCH:
+            self._full, self._batch = self._batch, []
+
+    def finish(self) -> None:
+        last = self._full or self._batch
+        if last:
+            self._write(last, visible=True)
+        self._full = self._batch = []
+
+    def _write(self, batch: list[Transaction], visible: bool) -> None:
+        where = {tx.transaction_id: tx.location for tx in batch}
+        counts = self._backend.add_transactions(self._user_id, batch, visible=visible)
+        _count_writes(self._report, counts, where, self.failures)
+        self._progress(self.stored, max(self.expected, self.stored), self._report.source)
 
 
 def land_parsed(
@@ -304,48 +428,63 @@ def land_parsed(
 ) -> None:
     """Clean and store the rows and facts of one read file, counting everything in ``report``.
 
-    Rows record ``source_file`` as where they came from (default: the file's name)."""
+    The rows stream through: read, cleaned and written a batch at a time, so a file of any
+    length lands in bounded memory; ``progress`` counts the rows stored. Rows record
+    ``source_file`` as where they came from (default: the file's name)."""
     source = report.source
-    account, report.assumed = _resolve_account(parsed, defaults, source, default_currency)
-    report.problems.extend(parsed.problems)
+    account = _AccountValues(parsed, defaults, source, default_currency)
     memory = backend.category_memory(user_id)
-    cleaner = _Cleaner(parsed, account, defaults, memory, source_file or source, fallback)
-    good: list[Transaction] = []
-    where: dict[str, str] = {}
+    cleaner = _Cleaner(
+        parsed.format, account.for_rows, defaults, memory, source_file or source, fallback
+    )
+    expected = parsed.expected_rows
+    if expected is None and isinstance(parsed.rows, Sized):
+        expected = len(parsed.rows)
+    writer = _Writer(backend, user_id, report, progress, expected or 0)
+    file_rows = _FileRows()
+    bad: list[IngestProblem] = []
+    days: tuple[date, date] | None = None  # of rows with an inferred category
+    seen = 0
     for row in parsed.rows:
+        seen += 1
+        account.see(row)
+        file_rows.see(row)
         if row.pending:
             report.pending += 1
             continue
         try:
             tx = cleaner.transaction(row)
         except ValueError as exc:
-            report.problems.append(IngestProblem(source, row.location, str(exc)))
+            bad.append(IngestProblem(source, row.location, str(exc)))
             continue
-        good.append(tx)
-        where[tx.transaction_id] = row.location
-    for start in range(0, len(good), WRITE_BATCH):
-        batch = good[start : start + WRITE_BATCH]
-        last = start + WRITE_BATCH >= len(good)  # searchable once, with the last batch
-        _count_writes(report, backend.add_transactions(user_id, batch, visible=last), where)
-        progress(start + len(batch), len(good), source)
-    facts = _statement_facts(parsed, account, defaults, source)
+        if tx.category_inferred:
+            days = (min(days[0], tx.date), max(days[1], tx.date)) if days else (tx.date, tx.date)
+        writer.add(tx)
+    writer.finish()
+    resolved, report.assumed = account.resolve()
+    report.problems.extend([*parsed.problems, *bad, *writer.failures])
+    if writer.stored or seen:
+        # Every row is read: the total is what the file held, not what was estimated.
+        progress(writer.stored, seen + len(parsed.problems), source)
+    facts = _statement_facts(parsed, file_rows, resolved, defaults, source)
     if facts:
         backend.add_facts(user_id, facts)
-    if good:
-        _pair_transfers(backend, user_id, good)
+    if days:
+        _pair_transfers(backend, user_id, days)
     if report.landed_nothing and not report.problems:
         report.problems.append(IngestProblem(source, "file", "no transactions found in the file"))
 
 
 def read_export(path: Path, mapping: bank_csv.ColumnMapping | None = None) -> ParsedFile | None:
-    """``path`` read by the reader its content calls for; None for a statement PDF.
+    """``path`` read by the reader its content calls for; None for a statement PDF. A CSV's
+    rows are streamed: they can be iterated once.
 
     Raises UnreadableFile with a message for the person importing.
     """
     fmt = detect(path)
     if fmt is None:
         return None
-    return bank_csv.read(path, mapping) if mapping is not None else fmt.read(path)
+    return bank_csv.stream(path, mapping) if mapping is not None else fmt.read(path)
 
 
 @dataclass(frozen=True)
@@ -369,19 +508,26 @@ def preview_export(
     default_currency: str = "USD",
     limit: int = 20,
 ) -> FilePreview:
-    account, assumed = _resolve_account(parsed, defaults, source, default_currency)
-    cleaner = _Cleaner(parsed, account, defaults, backend.category_memory(user_id), source)
+    """The first ``limit`` rows cleaned; the rest only counted (a streamed file is read once)."""
+    account = _AccountValues(parsed, defaults, source, default_currency)
+    memory = backend.category_memory(user_id)
+    cleaner = _Cleaner(parsed.format, account.for_rows, defaults, memory, source)
     rows: list[Transaction] = []
-    problems = list(parsed.problems)
-    for row in (r for r in parsed.rows if not r.pending):
-        if len(rows) >= limit:
-            break
-        try:
-            rows.append(cleaner.transaction(row))
-        except ValueError as exc:
-            problems.append(IngestProblem(source, row.location, str(exc)))
-    pending = sum(r.pending for r in parsed.rows)
-    return FilePreview(parsed.format, rows, len(parsed.rows) - pending, pending, assumed, problems)
+    problems: list[IngestProblem] = []
+    booked = pending = 0
+    for row in parsed.rows:
+        account.see(row)
+        if row.pending:
+            pending += 1
+            continue
+        booked += 1
+        if len(rows) < limit:
+            try:
+                rows.append(cleaner.transaction(row))
+            except ValueError as exc:
+                problems.append(IngestProblem(source, row.location, str(exc)))
+    _, assumed = account.resolve()
+    return FilePreview(parsed.format, rows, booked, pending, assumed, [*parsed.problems, *problems])
 
 
 def ingest_file(

@@ -52,10 +52,14 @@ class BalanceFact:
 
 @dataclass
 class ParsedFile:
-    """One file read: its rows, what it says about its account, and what could not be read."""
+    """One file read: its rows, what it says about its account, and what could not be read.
+
+    Most readers hold ``rows`` in a list. A streamed CSV gives an iterator that reads the file
+    once; its ``problems`` and ``balances`` are complete only after the last row.
+    """
 
     format: str  # e.g. "finsync-csv", "bank-csv (ING-DiBa)", "ofx", "camt.053", "mt940"
-    rows: list[ParsedRow] = field(default_factory=list)
+    rows: Iterable[ParsedRow] = field(default_factory=list)
     problems: list[IngestProblem] = field(default_factory=list)
     # Values that hold for every row unless the row says otherwise (OFX ACCTID, CAMT IBAN, …).
     account_no: str | None = None
@@ -64,6 +68,7 @@ class ParsedFile:
     currency: str | None = None
     balances: list[BalanceFact] = field(default_factory=list)
     period: tuple[date, date] | None = None  # statement period, when the file states one
+    expected_rows: int | None = None  # a streamed file's estimate, for progress; else len(rows)
 
 
 CENT = Decimal("0.01")
