@@ -219,7 +219,7 @@ class ChatPipeline:
     ) -> tuple[IntentPlan, IntentPlan]:
         """The plan as routed, and as narrowed to the sidebar scope (or a clarification)."""
         try:
-            routed = self.router_for(user_id).route(question, as_of, previous)
+            routed = self._routed(question, user_id, as_of, previous)
         except ValidationError as exc:
             log.warning("the router built no valid plan: %s", exc)
             routed = IntentPlan(intent=Intent.clarify, clarification=UNPLACEABLE)
@@ -229,6 +229,19 @@ class ChatPipeline:
         if problem:
             return routed, IntentPlan(intent=Intent.clarify, clarification=problem)
         return routed, scope.apply(routed)
+
+    def _routed(
+        self, question: str, user_id: str, as_of: date, previous: IntentPlan | None
+    ) -> IntentPlan:
+        """The routed plan. A clarification from a router whose vocabulary was read earlier is
+        checked once more against a fresh one: "nothing loaded for 2021" or "no Chase account"
+        may only mean that another process (``finsync ingest``) has added them since."""
+        cached = user_id in self._routers
+        routed = self.router_for(user_id).route(question, as_of, previous)
+        if cached and routed.intent is Intent.clarify:
+            self.data_changed(user_id)
+            routed = self.router_for(user_id).route(question, as_of, previous)
+        return routed
 
     def correct_category(self, user_id: str, merchant: str, category: str) -> int:
         """The user's word on a merchant's category: every row of it now, and later imports."""

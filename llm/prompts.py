@@ -40,7 +40,9 @@ Fields:
   - text_qa: anything answered by statement text rather than by transaction amounts (fees,
     interest rates, statement balances, notices, terms); put the full question in `text`.
   - clarify: the question is ambiguous or not about the user's money; say what is unclear in
-    `clarification` and offer two or three `suggestions` the user could ask instead.
+    `clarification` and offer two or three `suggestions` the user could ask instead. A request
+    to act ("transfer $500 to savings", "pay my card bill", "cancel Netflix") is a clarify too:
+    FinSync only reads data, so say it cannot do that and suggest what it can tell instead.
 - date_from, date_to: inclusive dates YYYY-MM-DD resolved against as_of; null when unbounded.
   "last month" is the previous calendar month; "this month" runs from its first day to as_of;
   "this year" from January 1 to as_of; "last quarter" is the previous calendar quarter
@@ -55,7 +57,9 @@ Fields:
 - text: for text_qa the question itself; otherwise words to find in descriptions, only when
   no merchant or category fits.
 - metric: sum (default), avg, count ("how many", "how often"), min, max ("biggest single
-  purchase", "my cheapest ride": the one transaction, found for spend or income).
+  purchase", "smallest purchase at Starbucks", "my cheapest ride": intent aggregate, the one
+  transaction, found for spend or income). Several rows by size ("my 3 largest purchases")
+  are a listing sorted by amount instead.
 - per: with metric avg, the interval a total is averaged over ("average per month", "my
   monthly average"): the total of the period divided by its months. Leave it null for the
   average transaction ("average purchase", "average grocery bill").
@@ -70,7 +74,13 @@ Fields:
   trend per category.
 - sort and limit: for listings; newest first unless the question asks for largest, smallest,
   top or oldest; limit is how many rows were asked for (default 10, at most 100).
-- "How many ... each month" is a trend with metric count.
+- "How many ... each month" ("how often did I ... per month") is a trend with metric count
+  and interval month.
+- Questions in other languages (such as Arabic) get the plan of the same question in English;
+  a merchant written in another script ("ستاربكس") is the vocabulary name it sounds like
+  ("Starbucks").
+- "Transactions cover" gives the dates the user has loaded; resolve dates as asked even when
+  they fall outside (the answer then says what is loaded).
 - Follow-ups: when a previous plan is given and the question leans on it ("and in March?",
   "what about groceries?", "show them"), start from the previous plan and change only what the
   question changes.
@@ -208,6 +218,23 @@ ROUTER_EXAMPLES: list[tuple[str, IntentPlan, IntentPlan | None]] = [
         None,
     ),
     (
+        "How many times did I go to Starbucks each month this year?",
+        IntentPlan(
+            intent=Intent.trend,
+            date_from=date(2024, 1, 1),
+            date_to=EXAMPLE_AS_OF,
+            merchants=["Starbucks"],
+            metric=Metric.count,
+            interval=Interval.month,
+        ),
+        None,
+    ),
+    (
+        "أصغر عملية شراء في ستاربكس",
+        IntentPlan(intent=Intent.aggregate, merchants=["Starbucks"], metric=Metric.min),
+        None,
+    ),
+    (
         "What was the biggest single purchase I made at Amazon?",
         IntentPlan(intent=Intent.aggregate, merchants=["Amazon"], metric=Metric.max),
         None,
@@ -239,6 +266,20 @@ ROUTER_EXAMPLES: list[tuple[str, IntentPlan, IntentPlan | None]] = [
             intent=Intent.text_qa,
             accounts=["Everyday Checking"],
             text="What is the overdraft fee on my Everyday Checking account?",
+        ),
+        None,
+    ),
+    (
+        "Transfer $500 to my savings account",
+        IntentPlan(
+            intent=Intent.clarify,
+            clarification=(
+                "FinSync only reads your transactions and statements; it can't move money."
+            ),
+            suggestions=[
+                "How much did I transfer to savings this year?",
+                "List my transfers last month",
+            ],
         ),
         None,
     ),

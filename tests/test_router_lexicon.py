@@ -3,6 +3,7 @@ to act, and follow-ups decided by what a question says."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import date
 
@@ -356,3 +357,218 @@ def _lists(tables: dict[str, object], prefix: str = "") -> list[tuple[str, list[
         elif isinstance(value, list) and key not in ("suggest",) and prefix != "categories.":
             found.append((f"{prefix}{key}", value))
     return found
+
+
+# --- Arabic script names, and data the user has not loaded -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("written", "merchant"),
+    [
+        ("ستاربكس", "Starbucks"),
+        ("أمازون", "Amazon"),
+        ("امازون", "Amazon"),
+        ("أوبر", "Uber"),
+        ("لأوبر", "Uber"),
+        ("هول فودز", "Whole Foods Market"),
+        ("تريدر جوز", "Trader Joe's"),
+        ("تشيبوتلي", "Chipotle"),
+        ("شيفرون", "Chevron"),
+    ],
+)
+def test_a_merchant_written_in_arabic_script(
+    router: OfflineRouter, written: str, merchant: str
+) -> None:
+    assert [m.values for m in router.matcher.find(written)] == [(merchant,)]
+
+
+_ORDINARY_ARABIC = [
+    "كم",
+    "أنفقت",
+    "صرفت",
+    "على",
+    "المطاعم",
+    "البقالة",
+    "في",
+    "الشهر",
+    "الماضي",
+    "مشتريات",
+    "عملية",
+    "شراء",
+    "الإنفاق",
+    "الربع",
+    "الأول",
+    "والثاني",
+    "الثاني",
+    "مرة",
+    "كل",
+    "شهر",
+    "متوسط",
+    "المعاملات",
+    "حساب",
+    "بطاقة",
+    "رصيد",
+    "دخلي",
+    "راتب",
+    "عبر",
+    "أين",
+    "ماذا",
+    "لماذا",
+    "متى",
+    "هل",
+    "اشتريت",
+    "دفعت",
+    "فاتورة",
+    "الكهرباء",
+    "السفر",
+    "الفندق",
+    "السنة",
+    "هذا",
+    "العام",
+    "إيداع",
+    "سحب",
+    "نقدي",
+    "التوفير",
+    "الائتمان",
+    "رسوم",
+    "فائدة",
+    "اشتراك",
+    "مصاريف",
+    "نفقات",
+    "دخل",
+    "استلمت",
+    "المواصلات",
+    "الوقود",
+    "التأمين",
+    "الإيجار",
+    "تحويل",
+    "أرسل",
+    "ادفع",
+    "سدد",
+    "أوقف",
+    "أكثر",
+    "أقل",
+    "الأسبوع",
+    "فبراير",
+    "مقهى",
+    "القهوة",
+    "البنزين",
+    "محل",
+    "متجر",
+    "عدد",
+    "مجموع",
+    "إجمالي",
+    "المبلغ",
+    "اعرض",
+    "أرني",
+    "آخر",
+    "معاملة",
+    "دفعة",
+    "منذ",
+    "حتى",
+    "قبل",
+    "بعد",
+    "خلال",
+    "ريال",
+    "دولار",
+    "درهم",
+    "جنيه",
+]
+
+
+def test_a_two_word_arabic_name_is_not_read_as_a_shorter_merchant(router: OfflineRouter) -> None:
+    """ "وول مارت" (Walmart) is not Marriott ("ماريوت") for a user without Walmart."""
+    assert router.matcher.find("وول مارت") == []
+    assert [m.values for m in router.matcher.find("ماريوت")] == [("Marriott",)]
+    own = own_router(["Walmart", "Marriott"], ["Groceries"])
+    plan = own.route("كم أنفقت في وول مارت في ٢٠٢٤؟", AS_OF)
+    assert (plan.merchants, plan.date_from) == (["Walmart"], date(2024, 1, 1))
+
+
+def test_ordinary_arabic_words_name_no_merchant(router: OfflineRouter) -> None:
+    phrases = [*_ORDINARY_ARABIC, *map(" ".join, itertools.pairwise(_ORDINARY_ARABIC))]
+    found = {p: m.values for p in phrases for m in router.matcher.find(p) if m.kind == "merchant"}
+    assert found == {}
+
+
+def test_an_arabic_merchant_question_is_its_english_twin(router: OfflineRouter) -> None:
+    arabic = router.route("كم أنفقت في ستاربكس في ٢٠٢٤؟", AS_OF)
+    assert arabic == router.route("How much did I spend at Starbucks in 2024?", AS_OF)
+    assert arabic.merchants == ["Starbucks"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How much did I spend in 2019?", "compare 2023 vs 2024", "list my purchases in 2022"],
+)
+def test_a_period_outside_the_data_says_what_is_loaded(
+    router: OfflineRouter, question: str
+) -> None:
+    routed = router.trace(question, AS_OF)
+    assert (routed.plan.intent, routed.rule) == (Intent.clarify, "outside_data")
+    assert "1 January 2024 to 30 June 2025" in (routed.plan.clarification or "")
+    assert routed.plan.suggestions
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much did I spend since December 2023?",  # partly inside the data
+        "How much did I spend in 2023 and 2024?",
+        "compare 2024 vs 2025",
+    ],
+)
+def test_a_period_partly_inside_the_data_is_answered(router: OfflineRouter, question: str) -> None:
+    assert router.route(question, AS_OF).intent is Intent.aggregate
+
+
+def test_a_follow_up_outside_the_data_says_so(router: OfflineRouter) -> None:
+    first = router.route("How much did I spend on dining in 2024?", AS_OF)
+    routed = router.trace("and in 2022?", AS_OF, first)
+    assert routed.rule == "outside_data"
+    assert routed.plan.suggestions[0] == "How much did I spend on Dining in June 2025?"
+
+
+@pytest.mark.parametrize(
+    ("question", "bank"),
+    [
+        ("How much did I spend on my Chase card?", "Chase"),
+        ("What did I spend on my Wells Fargo account last month?", "Wells Fargo"),
+        ("list transactions at Chase bank in 2024", "Chase"),
+    ],
+)
+def test_an_account_not_loaded_lists_the_loaded_ones(
+    router: OfflineRouter, question: str, bank: str
+) -> None:
+    routed = router.trace(question, AS_OF)
+    assert (routed.plan.intent, routed.rule) == (Intent.clarify, "no_account")
+    clarification = routed.plan.clarification or ""
+    assert f"“{bank}”" in clarification and "Platinum Card (Harbor National Bank ***4321)" in (
+        clarification
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "account"),
+    [
+        ("How much did I spend on my credit card in 2024?", "Platinum Card"),
+        ("list transactions on my savings account", "High-Yield Savings"),
+        ("How much did I spend on my Harbor National card in 2024?", "Platinum Card"),
+    ],
+)
+def test_a_loaded_account_is_still_answered(
+    router: OfflineRouter, question: str, account: str
+) -> None:
+    plan = router.route(question, AS_OF)
+    assert plan.intent is not Intent.clarify and plan.accounts == [account]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How much came in as bank credit?", "What did I pay for a card fee in 2024?"],
+)
+def test_bank_and_card_words_after_function_words_name_no_account(
+    router: OfflineRouter, question: str
+) -> None:
+    routed = router.trace(question, AS_OF)
+    assert routed.rule != "no_account", routed.plan.clarification

@@ -5,7 +5,8 @@ validated with the IntentPlan model itself. When Vertex AI fails (HTTP error aft
 transport error, timeout: ``ModelUnavailable``) or its output is unusable (invalid JSON, an
 invalid plan, names the user's data does not have: ``ModelOutputRejected``), the offline
 router's plan is used, with a warning in the log naming the reason. Any other exception is a bug
-and propagates.
+and propagates. A valid plan about dates with none of the user's transactions becomes the same
+clarification the offline router gives (``coverage.outside_data``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from elastic.model.plan import CompareSide, IntentPlan
 from elastic.model.results import Vocabulary
 from llm.pipeline import Router
 from llm.prompts import ROUTER_INSTRUCTION, router_prompt
+from llm.understanding.coverage import outside_data
 from llm.vertex_client import DEFAULT_BACKOFF_S, make_client, request_options, vertex_call
 from settings import Settings
 
@@ -142,7 +144,8 @@ class GeminiRouter:
             plan = IntentPlan.model_validate_json(response.text or "")
         except ValidationError as exc:  # not JSON, or JSON that is not a valid plan
             raise ModelOutputRejected(f"not a valid plan: {_summary(exc)}") from exc
-        return conform(plan, self._vocabulary)
+        plan = conform(plan, self._vocabulary)
+        return outside_data(plan, self._vocabulary) or plan
 
 
 def _summary(exc: ValidationError) -> str:

@@ -47,6 +47,13 @@ Choices worth knowing (docs/ARCHITECTURE.md semantics otherwise):
 - A date or amount that cannot be used as written ("2024-13-01", "Q5 2024", "next month",
   "over $12.345") makes the question a clarification that quotes it, with the corrected
   question as the suggestion when the correction is obvious; a follow-up too.
+- Data the user has not loaded gets a clarification naming what is loaded, never a zero
+  (``coverage``): a period entirely outside the loaded transactions, or an account named by a
+  bank or brand the user has no account with ("my Chase card"). A period partly inside is
+  answered.
+- Arabic question shapes ("أكبر 3 مشتريات", "كم مرة ... كل شهر") are read as their English
+  twins through the lexicon's rewrites; merchants written in Arabic script are matched by
+  sound (``arabic_names``).
 """
 
 from __future__ import annotations
@@ -72,6 +79,7 @@ from elastic.model.plan import (
 from elastic.model.results import Vocabulary
 from llm.understanding import lexicon
 from llm.understanding.amounts import AmountBounds, AmountProblem, find_amount_bounds
+from llm.understanding.coverage import outside_data, unknown_account
 from llm.understanding.dates import (
     DateProblem,
     DateRange,
@@ -80,7 +88,14 @@ from llm.understanding.dates import (
     warm_up,
     year_earlier,
 )
-from llm.understanding.text_norm import COUNT, blank, normalize, parse_count, strip_accents
+from llm.understanding.text_norm import (
+    COUNT,
+    NUMBER_WORDS,
+    blank,
+    normalize,
+    parse_count,
+    strip_accents,
+)
 from llm.understanding.vocabulary import Kind, VocabMatcher
 
 DEFAULT_LISTING_LIMIT = 20
@@ -315,6 +330,21 @@ _NOT_COMPARED_WORDS = (
     "anyone everyone last this next not"
 )
 _NOT_COMPARED_NAMES = frozenset(_NOT_COMPARED_WORDS.split())
+# An account named by its bank or brand: "my Chase card", "at Wells Fargo bank".
+_ACCOUNT_NAMED = re.compile(
+    r"\b(?:my|the|at|from|with|on|in|of) (?P<name>[^\W\d_][\w'&.-]*(?: [^\W\d_][\w'&.-]*)?)"
+    r" (?:bank|card|credit card|debit card|account|checking|savings)\b"
+)
+_ACCOUNT_ADJECTIVE_WORDS = (
+    "my the our credit debit savings saving checking chequing current joint main primary "
+    "secondary business personal visa mastercard travel rewards everyday prepaid gift bank "
+    "card account high-yield high yield which what this that"
+    # Function words are never a bank's name: "came in as bank credit".
+    " as a an to for by per each all any some every its their your his her"
+)
+_ACCOUNT_ADJECTIVES = (
+    frozenset(_ACCOUNT_ADJECTIVE_WORDS.split()) | _NOT_NAMES | _NAME_END | frozenset(NUMBER_WORDS)
+)
 # Row nouns that name a category: "my cheapest ride".
 _ROW_CATEGORIES = ((re.compile(r"\b(?:rides?|rideshares?|taxis?|cabs?)\b"), "Transportation"),)
 _SIDE_FIELD = {Kind.account: "accounts", Kind.category: "categories", Kind.merchant: "merchants"}
@@ -391,6 +421,7 @@ class _Reading:
     fee_kind: str | None  # "overdraft fee": narrows Fees to the rows whose description says so
     unnamed: str  # ``rest`` without merchant names ("Website-Balance" asks for no balance)
     items: tuple[_Item, ...] = ()  # periods and names, for a comparison
+    foreign_account: str | None = None  # an account or bank the user has not loaded
 
     def has(self, pattern: re.Pattern[str]) -> bool:
         return pattern.search(self.rest) is not None
@@ -544,9 +575,15 @@ class OfflineRouter:
             return Routing(self._refuse(action, reading), f"action_{action.kind}")
         if reading.problem:
             return Routing(_unclear(reading.problem, reading.question, reading.text), "unclear")
+        if reading.foreign_account:
+            return Routing(unknown_account(reading.foreign_account, self.vocabulary), "no_account")
         if previous and previous.intent is not Intent.clarify and _is_follow_up(reading):
-            return Routing(_follow_up(reading, previous), "follow_up")
-        return self._standalone(reading)
+            routing = Routing(_follow_up(reading, previous), "follow_up")
+        else:
+            routing = self._standalone(reading)
+        if gap := outside_data(routing.plan, self.vocabulary):
+            return Routing(gap, "outside_data")
+        return routing
 
     def _read(self, question: str, as_of: date) -> _Reading:
         text = normalize(question, self.matcher.known_words)
@@ -631,7 +668,21 @@ class OfflineRouter:
             fee_kind=f"{_FEE_TEXT.get(fee.group('kind'), fee.group('kind'))} fee" if fee else None,
             unnamed=blank(rest, names),
             items=tuple(items),
+            foreign_account=self._foreign_account(rest, known, question),
         )
+
+    def _foreign_account(
+        self, rest: str, known: list[tuple[int, int]], question: str
+    ) -> str | None:
+        """An account named by a bank or brand the user has no account with, as written."""
+        for match in _ACCOUNT_NAMED.finditer(rest):
+            start, end = match.span("name")
+            words = [w for w in match.group("name").split() if w not in _ACCOUNT_ADJECTIVES]
+            if not words or not _unknown(known, start, end):
+                continue
+            if not any(word in self.matcher.known_words for word in words):
+                return _as_written(" ".join(words), question)
+        return None
 
     def _standalone(self, r: _Reading) -> Routing:
         intent, rule = _intent(r)

@@ -10,7 +10,8 @@ first that knows it wins:
 2. the same with "and" and "&" left out: "PG and E" is "PG&E";
 3. a distinctive word of one of the user's categories: "gas" is "Gas & Fuel";
 4. the category synonyms of the lexicons: "gas" is Transportation for a user without it;
-5. typos of any of those, by ``rapidfuzz`` with a length-dependent cut-off.
+5. typos of any of those, by ``rapidfuzz`` with a length-dependent cut-off;
+6. a merchant written in Arabic script, by its consonant skeleton (``arabic_names``).
 
 Matches always carry the canonical, indexed spelling.
 """
@@ -26,6 +27,12 @@ from rapidfuzz import fuzz, process, utils
 
 from elastic.model.results import Vocabulary
 from llm.understanding import lexicon
+from llm.understanding.arabic_names import (
+    arabic_skeletons,
+    is_arabic,
+    latin_skeleton,
+    skeleton_score,
+)
 from llm.understanding.text_norm import strip_accents
 
 # Written as users say them (``[categories]`` of the lexicons); only targets present in the
@@ -66,7 +73,7 @@ _EDGE_WORDS = (
     "did do does how much many what was were is are have has had spend spent spending show list "
     "total over under last this withdraw withdrew withdrawn"
 )
-_EDGE_STOPWORDS = frozenset(_EDGE_WORDS.split())
+_EDGE_STOPWORDS = frozenset(_EDGE_WORDS.split()) | frozenset(lexicon.words("names.edge"))
 _TOKEN = re.compile(r"[^\W_]+(?:['&.-][^\W_]+)*")
 _MAX_NGRAM = 4
 _MIN_NAME = 3  # a shorter name begins too many merchant names
@@ -124,6 +131,10 @@ class VocabMatcher:
             for alias in _account_aliases(account.account_name, account.bank_name):
                 self._add_own(alias, Kind.account, account.account_name)
         self._keys = list(dict.fromkeys([*self._own, *self._synonyms]))
+        self._skeletons: defaultdict[str, set[str]] = defaultdict(set)
+        for merchant in vocabulary.merchants:
+            for alias in _merchant_aliases(merchant):
+                self._skeletons[latin_skeleton(alias)].add(merchant)
         self.known_words = frozenset(
             word
             for name in (
@@ -163,6 +174,8 @@ class VocabMatcher:
         key, score = squash(phrase), 100.0
         found = self._own.get(key) or self._loose.get(squash(_without_and(phrase)))
         found = found or self._parts.get(key) or self._synonyms.get(key)
+        if not found and is_arabic(phrase):
+            return self._arabic(phrase, span)
         if not found:
             cutoff = _cutoff(key)
             if cutoff is None:
@@ -175,6 +188,17 @@ class VocabMatcher:
         return [
             VocabMatch(kind, tuple(sorted(values)), span, score) for kind, values in found.items()
         ]
+
+    def _arabic(self, phrase: str, span: tuple[int, int]) -> list[VocabMatch]:
+        """The merchants whose skeleton an Arabic-script phrase spells, best only."""
+        written = arabic_skeletons(phrase)
+        if not written:
+            return []
+        scored = [(skeleton_score(written, key), key) for key in self._skeletons]
+        score, key = max(scored, default=(0.0, ""))
+        if not score:
+            return []
+        return [VocabMatch(Kind.merchant, tuple(sorted(self._skeletons[key])), span, score)]
 
     def account_by_last4(self, last4: str) -> str | None:
         for account in self.vocabulary.accounts:
