@@ -12,7 +12,7 @@ import pytest
 from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Metric
 from elastic.model.records import Transaction
 from elastic.model.results import AggregateResult, Group, ListingResult
-from llm.answering.answer import Note, Prose, Suggestions, Table, parts_markdown
+from llm.answering.answer import Answer, Note, Prose, Suggestions, Table, parts_markdown
 from llm.answering.composer import MAX_TABLE_ROWS, compose, compose_answer
 from llm.answering.wording import CURRENCY_SYMBOLS, currency_symbol, money
 from ui.tables import money_format
@@ -90,11 +90,13 @@ def test_notes_and_suggestions_are_parts_of_their_own() -> None:
 def test_a_reworded_answer_keeps_its_table_and_replaces_its_first_paragraph() -> None:
     answer = compose_answer(PLAN, _groups(3))
     rest = answer.text.partition("\n\n")[2]
-    reworded = replace(answer, text=f"Mostly Category 0 [1].\n\n{rest}")
+    reworded = answer.reworded("Mostly Category 0 [1].")
+    assert reworded.text == f"Mostly Category 0 [1].\n\n{rest}"
     assert reworded.parts[0] == Prose("Mostly Category 0 [1].")
     assert reworded.parts[1:] == answer.parts[1:]
-    rewritten = replace(answer, text="All new [1].")
-    assert rewritten.parts == [Prose("All new [1].")]
+    one_paragraph = Answer(PLAN.intent, "Computed [1].", PLAN)
+    rewritten = one_paragraph.reworded("All new [1].")
+    assert rewritten.parts == [Prose("All new [1].")] and rewritten.text == "All new [1]."
 
 
 @pytest.mark.parametrize("currency", sorted(CURRENCY_SYMBOLS))

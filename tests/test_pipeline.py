@@ -157,7 +157,8 @@ class _Streamed:
 
     def __iter__(self) -> Iterator[str]:
         yield from self._pieces
-        self.answer = replace(self.answer, text="".join(self._pieces))
+        text = "".join(self._pieces)
+        self.answer = replace(self.answer, text=text, parts=[Prose(text)])
 
 
 class _Writer:
@@ -165,7 +166,8 @@ class _Writer:
         self.pieces = pieces
 
     def compose(self, question: str, answer: Answer) -> Answer:
-        return replace(answer, text="".join(self.pieces))
+        text = "".join(self.pieces)
+        return replace(answer, text=text, parts=[Prose(text)])
 
     def stream(self, question: str, answer: Answer) -> _Streamed:
         return _Streamed(answer, self.pieces)

@@ -6,7 +6,7 @@ their markdown, which the CLI prints and Gemini rewords, and the UI renders the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -112,13 +112,8 @@ def parts_markdown(parts: list[Part]) -> str:
 
 @dataclass
 class Answer:
-    """What a question gets. ``text`` is the markdown of ``parts``.
-
-    A composer that rewords an answer replaces its ``text`` (``dataclasses.replace``); the parts
-    follow it here: the new wording becomes the first paragraph when the rest of the text is
-    unchanged, otherwise the whole text is one paragraph. An answer built from text alone is
-    one paragraph too.
-    """
+    """What a question gets. ``text`` is the markdown of ``parts``; an answer built from text
+    alone is one paragraph. Gemini's wording comes in through :meth:`reworded`."""
 
     intent: Intent
     text: str
@@ -130,15 +125,17 @@ class Answer:
     parts: list[Part] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.parts and parts_markdown(self.parts) == self.text:
-            return
-        rest = parts_markdown(self.parts[1:])
-        kept = f"\n\n{rest}" if rest else ""
-        lead = self.text[: len(self.text) - len(kept)]
-        if kept and self.text.endswith(kept) and lead.strip():
-            self.parts = [Prose(lead), *self.parts[1:]]
-        else:
+        if not self.parts:
             self.parts = [Prose(self.text)]
+
+    def reworded(self, lead: str) -> Answer:
+        """This answer with ``lead`` in place of its first paragraph; what follows it (tables,
+        notes, suggestions) stays as composed."""
+        _, separator, rest = self.text.partition("\n\n")
+        text = lead + separator + rest
+        follows = parts_markdown(self.parts[1:])
+        parts = [Prose(lead), *self.parts[1:]] if follows and follows == rest else [Prose(text)]
+        return replace(self, text=text, parts=parts)
 
     @property
     def follow_up_basis(self) -> IntentPlan:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from itertools import pairwise
@@ -278,7 +278,7 @@ class Draft:
             problems.append("cites no source")
         if problems:
             raise Mismatch("; ".join(problems))
-        return replace(self.answer, text=text + self.rest)
+        return self.answer.reworded(text)
 
 
 def _log_rejected(exc: ModelError) -> None:
