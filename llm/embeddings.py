@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -118,6 +120,9 @@ class _OnnxMiniLM:
         options.intra_op_num_threads = os.cpu_count() or 1
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        # Idle threads sleep instead of spinning: the app shares its cores with Streamlit, the
+        # import in progress and often Elasticsearch (a quarter faster when they compete).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3  # errors only: nothing on the console while loading
         session = ort.InferenceSession(
             str(model_path()), options, providers=["CPUExecutionProvider"]
@@ -183,6 +188,37 @@ class VertexEmbedder:
                 f"{self.dims} dimensions"
             )
         return _normalise(np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dims))
+
+
+class RememberedVectors:
+    """``embed`` with the vectors of the latest ``size`` distinct texts kept.
+
+    A text answer embeds every sentence of the pages it found; statements repeat their terms,
+    fees and notices page after page and month after month, so most sentences were seen before.
+    """
+
+    def __init__(self, embed: Callable[[list[str]], np.ndarray], size: int = 50_000) -> None:
+        self._embed = embed
+        self._size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            known = {text: self._vectors[text] for text in texts if text in self._vectors}
+            for text in known:
+                self._vectors.move_to_end(text)
+        new = list(dict.fromkeys(text for text in texts if text not in known))
+        if new:
+            found = dict(zip(new, self._embed(new), strict=True))
+            with self._lock:
+                self._vectors.update(found)
+                while len(self._vectors) > self._size:
+                    self._vectors.popitem(last=False)
+            known |= found
+        if not texts:
+            return self._embed([])
+        return np.stack([known[text] for text in texts])
 
 
 def make_embedder(settings: Settings) -> Embedder:

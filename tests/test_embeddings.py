@@ -9,7 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from llm.embeddings import BATCH_SIZE, MAX_WORD_PIECES, LocalEmbedder, _OnnxMiniLM
+from llm.embeddings import (
+    BATCH_SIZE,
+    MAX_WORD_PIECES,
+    LocalEmbedder,
+    RememberedVectors,
+    _OnnxMiniLM,
+)
 
 TEXTS = [
     "Overdraft fee $35.00 per item",
@@ -98,3 +104,25 @@ def test_warm_up_loads_once_even_from_two_threads(monkeypatch: pytest.MonkeyPatc
     assert len(loads) == 1
     np.testing.assert_array_equal(first, second)
     np.testing.assert_array_equal(first, embedder.embed(TEXTS))
+
+
+def test_remembered_vectors_embed_each_text_once_and_keep_the_latest(embedder: LocalEmbedder):
+    asked: list[list[str]] = []
+
+    def counted(texts: list[str]) -> np.ndarray:
+        asked.append(list(texts))
+        return embedder.embed(texts)
+
+    remembered = RememberedVectors(counted, size=3)
+    first = remembered([TEXTS[0], TEXTS[1], TEXTS[0]])
+    np.testing.assert_allclose(first, embedder.embed([TEXTS[0], TEXTS[1], TEXTS[0]]), atol=1e-5)
+    assert asked == [[TEXTS[0], TEXTS[1]]]  # a repeated text is embedded once
+
+    again = remembered([TEXTS[1], TEXTS[2]])
+    assert asked[-1] == [TEXTS[2]]
+    np.testing.assert_allclose(again[0], first[1])
+
+    remembered([TEXTS[3]])  # four texts seen, room for three: the least recent goes
+    remembered([TEXTS[0]])
+    assert asked[-1] == [TEXTS[0]]
+    assert remembered([]).shape == (0, embedder.dims)
