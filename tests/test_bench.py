@@ -38,6 +38,10 @@ def test_a_tiny_run_reports_every_question_exactly(tmp_path: Path):
         ]
         assert latency.endswith("| exact |"), latency
     assert "embedded ingestion (CSV through `ingest_file`) | ≥ 50,000 rows/s |" in report
+    pages = next(line for line in report.splitlines() if "statement pages with local" in line)
+    assert "| ≥ 10 pages/s |" in pages and "54 PDFs" in pages, pages
+    first = next(line for line in report.splitlines() if "first answers in a fresh app" in line)
+    assert first.count(" s (") == 2, first  # both questions answered and timed
     assert (tmp_path / "benchmark" / "results.json").is_file()
 
 

@@ -13,6 +13,7 @@ import plotly.io as pio
 from scripts.bench.measure import VenvSize, p50_p95
 from scripts.bench.questions import QUESTIONS
 from scripts.bench.run import BACKENDS, REFERENCES, SizeResult, Timing
+from scripts.bench.startup import FirstAnswer, StatementIngestion
 
 GB = 1024**3
 LABELS = {
@@ -21,7 +22,7 @@ LABELS = {
     "pandas": "pandas",
     "duckdb": "DuckDB",
 }
-# issue 13: p95 per size and backend, ingestion rates, the virtualenv and the app's memory
+# p95 per size and backend, ingestion rates, the virtualenv, the app's memory and start
 LATENCY_TARGETS_MS = {
     ("embedded", 100_000): 50.0,
     ("embedded", 1_000_000): 150.0,
@@ -29,6 +30,8 @@ LATENCY_TARGETS_MS = {
 }
 INGEST_TARGETS = {"embedded": 50_000, "elasticsearch": 20_000}
 VENV_TARGET_GB = 1.5
+PAGES_TARGET_PER_S = 10.0
+FIRST_ANSWER_TARGET_S = 2.0
 MEMORY_TARGET_GB = 1.5
 MEMORY_TARGET_SIZE = 1_000_000
 APP_PHASES = ("ingest", "pages", "questions")  # what the app itself does, not the references
@@ -47,6 +50,8 @@ class RunInfo:
     commit: str
     versions: dict[str, str]
     venv: VenvSize
+    statements: list[StatementIngestion]
+    first_answers: list[FirstAnswer]
 
 
 @dataclass(frozen=True)
@@ -113,13 +118,33 @@ def targets(results: list[SizeResult], info: RunInfo) -> list[Target]:
     """The issue's targets, each with what this run measured."""
     rows = [_latency_target(results, b, s) for b, s in LATENCY_TARGETS_MS]
     rows += [_ingest_target(results, b) for b in BACKENDS]
-    venv_gb = info.venv.total / GB
+    for landed in info.statements:
+        rows.append(
+            Target(
+                f"{LABELS[landed.backend]}: statement pages with local embeddings",
+                f"≥ {PAGES_TARGET_PER_S:.0f} pages/s",
+                f"{landed.pages_per_s:.1f} pages/s ({landed.pages} pages, {landed.files} PDFs)",
+                landed.pages_per_s >= PAGES_TARGET_PER_S,
+            )
+        )
+    if info.first_answers:
+        slowest = max(info.first_answers, key=lambda a: a.seconds)
+        rows.append(
+            Target(
+                "first answers in a fresh app (from its start)",
+                f"< {FIRST_ANSWER_TARGET_S:.0f} s",
+                "; ".join(f"{a.seconds:.2f} s ({a.question})" for a in info.first_answers),
+                slowest.seconds < FIRST_ANSWER_TARGET_S,
+            )
+        )
+    app_gb = info.venv.app / GB
     rows.append(
         Target(
-            "virtualenv (`du` of .venv)",
+            "the app's dependencies on disk (what `make run` installs)",
             f"< {VENV_TARGET_GB} GB",
-            f"{venv_gb:.2f} GB",
-            venv_gb < VENV_TARGET_GB,
+            f"{app_gb:.2f} GB (the whole virtualenv with test and bench extras: "
+            f"{info.venv.total / GB:.2f} GB)",
+            app_gb < VENV_TARGET_GB,
         )
     )
     memory = "app peak memory (RSS) with 1,000,000 transactions"
@@ -147,7 +172,7 @@ def _table(header: list[str], rows: list[list[str]], text: tuple[int, ...] = (0,
 def headline(results: list[SizeResult], info: RunInfo) -> list[str]:
     """The targets table, as the README quotes it."""
     rows = [[t.what, t.target, t.measured, _status(t.met)] for t in targets(results, info)]
-    return _table(["target (issue 13)", "goal", "measured", "status"], rows, text=(0, 1, 2, 3))
+    return _table(["target", "goal", "measured", "status"], rows, text=(0, 1, 2, 3))
 
 
 def _verdicts(result: SizeResult, question: str) -> str:
@@ -187,7 +212,7 @@ def latency_table(result: SizeResult) -> list[str]:
         rows.append([*row, _verdicts(result, question.key)])
     limits = [LATENCY_TARGETS_MS.get((engine, result.size)) for engine in engines]
     if any(limits):
-        goal = ["target p95 (issue 13)"]
+        goal = ["target p95"]
         for engine, limit in zip(engines, limits, strict=True):
             goal += [f"≤ {limit:.0f}" if limit else ""] + ([""] if engine in BACKENDS else [])
         rows.append([*goal, ""])
@@ -416,6 +441,12 @@ def write_report(output: Path, results: list[SizeResult], info: RunInfo) -> Path
         "For the text question the references only pick the stated fee out of the pages by "
         "regular expression; the pipeline ranks pages (BM25 and vectors) and composes a quoted "
         "answer, so its ratio to DuckDB says little.",
+        "- Statements: the sample set's statement PDFs through `ingest_statements` (read the "
+        "text layer, find tables and facts, chunk, embed with the local model, store) into a "
+        "fresh store on each backend; pages/s is PDF pages over the call's wall time.",
+        "- First answers: a fresh process builds the pipeline as the app does, starts loading "
+        "the local model in the background (as `ui/context.py` does), and asks at once, on the "
+        "sample data; each time is counted from the start, so the second includes the first.",
         "- Memory: the benchmark process's resident set size, sampled every 20 ms per phase; "
         "each size runs in a process of its own. *App peak* is the highest peak of the "
         "ingest, pages and question phases (what the app does), not the references'.",

@@ -132,7 +132,7 @@ def _rounds(answer: Callable[[Question], T], runs: int) -> Iterator[tuple[Questi
 
 
 @contextmanager
-def _fresh_backend(
+def fresh_backend(
     name: str, config: SizeConfig, data_dir: Path, embedder: LocalEmbedder
 ) -> Iterator[SearchBackend]:
     """A fresh store (a new SQLite file, or new indices on the node), removed afterwards."""
@@ -274,7 +274,7 @@ def run_size(config: SizeConfig) -> SizeResult:
             rows = write_transactions_csv(csv_path, config.size)
             chunks, vectors = statement_pages(config.pages, embedder)
         for name in config.backends:
-            with _fresh_backend(name, config, Path(tmp) / name, embedder) as backend:
+            with fresh_backend(name, config, Path(tmp) / name, embedder) as backend:
                 ingestion.append(
                     _land(backend, name, csv_path, chunks, vectors, embedder.model_name, phases)
                 )
