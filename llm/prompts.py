@@ -76,9 +76,9 @@ Fields:
   top or oldest; limit is how many rows were asked for (default 10, at most 100).
 - "How many ... each month" ("how often did I ... per month") is a trend with metric count
   and interval month.
-- Questions in other languages (such as Arabic) get the plan of the same question in English;
-  a merchant written in another script ("ستاربكس") is the vocabulary name it sounds like
-  ("Starbucks").
+- The question may be in English, Arabic or German; it gets the plan of the same question in
+  English. A merchant written in another script ("ستاربكس") is the vocabulary name it sounds
+  like ("Starbucks").
 - "Transactions cover" gives the dates the user has loaded; resolve dates as asked even when
   they fall outside (the answer then says what is loaded).
 - Follow-ups: when a previous plan is given and the question leans on it ("and in March?",
@@ -191,6 +191,30 @@ ROUTER_EXAMPLES: list[tuple[str, IntentPlan, IntentPlan | None]] = [
             compare=[
                 CompareSide(date_from=date(2024, 1, 1), date_to=date(2024, 3, 31)),
                 CompareSide(date_from=date(2024, 4, 1), date_to=date(2024, 6, 30)),
+            ],
+        ),
+        None,
+    ),
+    (
+        "Lebensmittel im Januar im Vergleich zu Februar",
+        IntentPlan(
+            intent=Intent.aggregate,
+            categories=["Groceries"],
+            compare=[
+                CompareSide(date_from=date(2024, 1, 1), date_to=date(2024, 1, 31)),
+                CompareSide(date_from=date(2024, 2, 1), date_to=date(2024, 2, 29)),
+            ],
+        ),
+        None,
+    ),
+    (
+        "قارن إنفاقي على المطاعم بين ٢٠٢٢ و ٢٠٢٣",
+        IntentPlan(
+            intent=Intent.aggregate,
+            categories=["Dining"],
+            compare=[
+                CompareSide(date_from=date(2022, 1, 1), date_to=date(2022, 12, 31)),
+                CompareSide(date_from=date(2023, 1, 1), date_to=date(2023, 12, 31)),
             ],
         ),
         None,

@@ -24,6 +24,7 @@ from llm.answering.answer import Answer
 from llm.pipeline import ChatPipeline, Router, TextProbe
 from llm.prompts import ROUTER_EXAMPLES, ROUTER_INSTRUCTION
 from llm.understanding.gemini_router import GeminiRouter
+from llm.understanding.language import question_language
 from llm.understanding.offline_router import OfflineRouter
 from llm.vertex_client import make_client
 from scripts.sample_data import SampleSet
@@ -102,6 +103,54 @@ def test_a_comparison_from_gemini_is_answered_side_by_side(
     result = answer.result
     assert plan.categories == ["Dining"] and isinstance(result, CompareResult)
     want = ref.compare(frame, plan)
+    assert [s.result.value for s in result.sides] == [s["value"] for s in want["sides"]]
+    assert result.difference == want["difference"] and want["difference"] is not None
+
+
+_Y2024, _Y2025 = (
+    {"date_from": "2024-01-01", "date_to": "2024-12-31"},
+    {"date_from": "2025-01-01", "date_to": "2025-12-31"},
+)
+_Q1, _Q2 = (
+    {"date_from": "2025-01-01", "date_to": "2025-03-31"},
+    {"date_from": "2025-04-01", "date_to": "2025-06-30"},
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "plan"),
+    [
+        (
+            "قارن إنفاقي على المطاعم بين ٢٠٢٤ و ٢٠٢٥",
+            {"intent": "aggregate", "categories": ["Dining"], "compare": [_Y2024, _Y2025]},
+        ),
+        (
+            "Habe ich im ersten oder zweiten Quartal mehr für Restaurants ausgegeben?",
+            {"intent": "aggregate", "categories": ["Dining"], "compare": [_Q1, _Q2]},
+        ),
+    ],
+)
+def test_a_comparison_asked_in_arabic_or_german_from_gemini(
+    pipeline: ChatPipeline,
+    server: VertexLoopback,
+    backend: EmbeddedBackend,
+    frame: pd.DataFrame,
+    question: str,
+    plan: dict[str, Any],
+) -> None:
+    """Gemini is told the question's languages and gets the question as asked; its plan is
+    the one the offline router gives the same question, answered side by side."""
+    server.script(Reply.plan(plan))
+    answer = pipeline.ask(question, SAMPLE_USER, AS_OF, rewrite=False)
+    router = pipeline.router_for(SAMPLE_USER)
+    assert isinstance(router, GeminiRouter) and router.last_source == "gemini"
+    (seen,) = server.calls("generateContent")
+    assert question in seen.user_text
+    assert "English, Arabic or German" in seen.body["systemInstruction"]["parts"][0]["text"]
+    assert answer.plan == OfflineRouter(backend.vocabulary(SAMPLE_USER)).route(question, AS_OF)
+    result = answer.result
+    assert isinstance(result, CompareResult) and len(result.sides) == 2
+    want = ref.compare(frame, answer.plan)
     assert [s.result.value for s in result.sides] == [s["value"] for s in want["sides"]]
     assert result.difference == want["difference"] and want["difference"] is not None
 
@@ -248,3 +297,6 @@ def test_the_router_prompt_shows_every_plan_shape() -> None:
     actions = [q for q, plan, _ in ROUTER_EXAMPLES if plan.intent is Intent.clarify]
     assert any(q.lower().startswith("transfer") for q in actions)
     assert "FinSync only reads data" in ROUTER_INSTRUCTION and "each month" in ROUTER_INSTRUCTION
+    compared = {question_language(q) for q, plan, _ in ROUTER_EXAMPLES if plan.compare}
+    assert compared >= {"en", "ar", "de"}
+    assert "English, Arabic or German" in ROUTER_INSTRUCTION

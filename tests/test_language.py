@@ -16,6 +16,16 @@ from llm.understanding.language import question_language
         ("Starbucks Trader Joe's كم", "en"),
         ("Wie viel habe ich 2024 für Lebensmittel ausgegeben?", "de"),
         ("Zeige meine monatlichen Ausgaben 2024", "de"),
+        ("Meine 5 größten Einkäufe im März 2025", "de"),  # "ß" is read as "ss"
+        ("Habe ich im ersten oder zweiten Quartal mehr für Restaurants ausgegeben?", "de"),
+        ("Wie hoch ist die Überziehungsgebühr?", "de"),
+        ("Überweise 500 € auf mein Sparkonto", "de"),
+        ("Lebensmittel Januar vs Februar", "de"),
+        ("What was the total in May?", "en"),  # "was" is English here
+        ("Did I spend more in the Die Hard store or at Target?", "en"),
+        ("قارن إنفاقي على المطاعم بين ٢٠٢٤ و ٢٠٢٥", "ar"),
+        ("فقط البطاقة", "ar"),
+        ("كم أنفقت ببطاقة Chase الشهر الماضي؟", "ar"),  # a bank in Latin letters
         ("", "en"),
     ],
 )

@@ -183,7 +183,7 @@ def test_no_date_is_invented(text: str) -> None:
 
 
 def test_arabic_indic_digits_are_normalised() -> None:
-    assert normalize("في ٢٠٢٤ و ۲۰۲۵") == "في 2024 و 2025"
+    assert normalize("في ٢٠٢٤ و ۲۰۲۵") == "في 2024 and 2025"  # "و" is read as "and"
 
 
 def test_arabic_questions(router: OfflineRouter) -> None:

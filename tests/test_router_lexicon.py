@@ -13,6 +13,7 @@ from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Interval,
 from elastic.model.results import AccountInfo, Vocabulary
 from llm.understanding import lexicon
 from llm.understanding.dates import find_date_range
+from llm.understanding.language import question_language
 from llm.understanding.offline_router import OfflineRouter
 from llm.understanding.text_norm import normalize
 from tests.labeled import KNOWN_MISSES, load_cases, route_case
@@ -535,6 +536,9 @@ def test_a_follow_up_outside_the_data_says_so(router: OfflineRouter) -> None:
         ("How much did I spend on my Chase card?", "Chase"),
         ("What did I spend on my Wells Fargo account last month?", "Wells Fargo"),
         ("list transactions at Chase bank in 2024", "Chase"),
+        ("كم أنفقت ببطاقة تشيس الشهر الماضي؟", "تشيس"),  # Chase card
+        ("كم أنفقت من حسابي في بنك الراجحي؟", "الراجحي"),  # my account at Al Rajhi bank
+        ("اعرض معاملات حساب سيتي بنك", "سيتي"),  # my Citibank account's transactions
     ],
 )
 def test_an_account_not_loaded_lists_the_loaded_ones(
@@ -554,6 +558,13 @@ def test_an_account_not_loaded_lists_the_loaded_ones(
         ("How much did I spend on my credit card in 2024?", "Platinum Card"),
         ("list transactions on my savings account", "High-Yield Savings"),
         ("How much did I spend on my Harbor National card in 2024?", "Platinum Card"),
+        ("كم أنفقت ببطاقة هاربر ناشونال في ٢٠٢٤؟", "Platinum Card"),
+        ("كم أنفقت ببطاقة هاربر في ٢٠٢٤؟", "Platinum Card"),  # the start of the bank's name
+        ("كم أنفقت من حساب التوفير الشهر الماضي؟", "High-Yield Savings"),
+        ("كم أنفقت من الحساب الجاري في ٢٠٢٤؟", "Everyday Checking"),
+        ("كم أنفقت بالبطاقة في ٢٠٢٤؟", "Platinum Card"),
+        ("Wie viel habe ich 2024 mit der Kreditkarte ausgegeben?", "Platinum Card"),
+        ("Wie viel habe ich 2024 vom Girokonto ausgegeben?", "Everyday Checking"),
     ],
 )
 def test_a_loaded_account_is_still_answered(
@@ -565,10 +576,98 @@ def test_a_loaded_account_is_still_answered(
 
 @pytest.mark.parametrize(
     "question",
-    ["How much came in as bank credit?", "What did I pay for a card fee in 2024?"],
+    [
+        "How much came in as bank credit?",
+        "What did I pay for a card fee in 2024?",
+        "كيف يتم حساب رسوم السحب؟",  # "حساب" is also "calculating"
+        "كم دفعت رسوم بطاقة الائتمان في ٢٠٢٤؟",
+    ],
 )
 def test_bank_and_card_words_after_function_words_name_no_account(
     router: OfflineRouter, question: str
 ) -> None:
     routed = router.trace(question, AS_OF)
     assert routed.rule != "no_account", routed.plan.clarification
+
+
+def test_a_bank_in_arabic_script_is_matched_by_sound(router: OfflineRouter) -> None:
+    """Banks and accounts written in Arabic script are found like merchants: by the sounds
+    they spell ("سيدار فالي" is Cedar Valley, "فالي" is no article)."""
+    plan = router.route("كم أنفقت من بنك سيدار فالي في ٢٠٢٤؟", AS_OF)
+    assert plan.accounts == ["Everyday Checking", "High-Yield Savings"]
+    assert plan == router.route("How much did I spend at Cedar Valley Bank in 2024?", AS_OF)
+    assert not router.matcher.spells_loaded_bank("تشيس")
+    assert router.matcher.spells_loaded_bank("هاربر")
+
+
+# --- German ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("german", "english"),
+    [
+        (
+            "Wie viel habe ich 2024 für Lebensmittel ausgegeben?",
+            "How much did I spend on groceries in 2024?",
+        ),
+        ("Zeige meine monatlichen Ausgaben 2024", "Show my monthly spending in 2024"),
+        ("Meine 5 größten Einkäufe im März 2025", "My 5 largest purchases in March 2025"),
+        (
+            "Habe ich im ersten oder zweiten Quartal mehr für Restaurants ausgegeben?",
+            "Did I spend more on restaurants in Q1 or Q2?",
+        ),
+        ("Überweise 500 € auf mein Sparkonto", "Transfer €500 to my savings account"),
+        (
+            "Wie viel habe ich in den letzten 3 Monaten ausgegeben?",
+            "How much did I spend in the last 3 months?",
+        ),
+        (
+            "Wie oft habe ich letztes Jahr bei Starbucks gekauft?",
+            "How many times did I buy at Starbucks last year?",
+        ),
+        ("Wie viel habe ich bei Costco ausgegeben?", "How much did I spend at Costco?"),
+    ],
+)
+def test_a_german_question_is_its_english_twin(
+    router: OfflineRouter, german: str, english: str
+) -> None:
+    assert router.route(german, AS_OF) == router.route(english, AS_OF)
+
+
+def test_a_german_question_about_terms_is_a_text_question(router: OfflineRouter) -> None:
+    plan = router.route("Wie hoch ist die Überziehungsgebühr?", AS_OF)
+    assert (plan.intent, plan.text) == (Intent.text_qa, "Wie hoch ist die Überziehungsgebühr?")
+
+
+def _entries(tables: dict[str, object], prefix: str = "") -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for key, value in tables.items():
+        if isinstance(value, dict):
+            found += _entries(value, f"{prefix}{key}.")
+        elif isinstance(value, list):
+            found += [(f"{prefix}{key}", entry) for entry in value]
+    return found
+
+
+def test_german_words_are_not_found_in_english_questions() -> None:
+    """No German cue, rewritten phrase or category word (other than words English shares,
+    such as "april") occurs in an English question of the labeled set: "im", "was" and "die"
+    are cues only inside longer German phrases."""
+    by_code = {language.code: language for language in lexicon.languages()}
+    english, german = by_code["en"], by_code["de"]
+    shared = {entry for _, entry in _entries(english.tables)} | set(english.tables["categories"])
+    cues = [
+        entry
+        for key, entry in _entries(german.tables)
+        if entry not in shared and not key.startswith(("language.", "names.", "action.lead"))
+    ]
+    words = (*german.tables["rewrite"], *german.tables["categories"])
+    cues += [re.escape(word) for word in words if word not in shared]
+    found = re.compile(r"\b(?:" + "|".join(cues) + r")\b")
+    questions = [
+        case["question"]
+        for case in load_cases()
+        if not case["id"].startswith("de-") and question_language(case["question"]) == "en"
+    ]
+    assert len(questions) > 500
+    assert {q: m.group() for q in questions if (m := found.search(q.casefold()))} == {}

@@ -43,7 +43,7 @@ _ARABIC = {
 }
 # Latin spellings, digraphs first, -> sound class; vowels, w and y are marked "_".
 _LATIN = (
-    (re.compile(r"sh|ch|tch"), "C"),
+    (re.compile(r"sh|ch|tch|ti(?=o)"), "C"),
     (re.compile(r"ph"), "f"),
     (re.compile(r"th"), "t"),
     (re.compile(r"ck|q"), "k"),
@@ -57,11 +57,13 @@ _LATIN = (
     (re.compile(r"[aeiouyw]"), "_"),
     (re.compile(r"[^a-zC_]"), ""),
 )
-_ARABIC_LETTER = re.compile(r"[\u0621-\u064a\u067e\u06a4\u06af]")
+ARABIC_LETTERS = "[\u0621-\u064a\u067e\u06a4\u06af]"
+_ARABIC_LETTER = re.compile(ARABIC_LETTERS)
 # Prepositions Arabic joins to a name: ب (at), ل (for).
 _PREFIX = re.compile(r"^[بل](?=\w{4})")
-# The article, also after a joined "and", "at" or "for": "الثاني", "والمطاعم", "للسفر".
-_ARTICLE = re.compile(r"^(?:[وفبك]?ال|لل)")
+# The article, also after a joined "and", "at" or "for": "الثاني", "والمطاعم", "للسفر"; a
+# word needs two letters after it ("فالي" is Valley).
+_ARTICLE = re.compile(r"^(?:[وفبك]?ال|لل)(?=\w{2})")
 MIN_SKELETON = 2
 _EXACT_BELOW = 5  # shorter skeletons must be equal; longer ones may differ by one letter
 _CUTOFF = 90.0

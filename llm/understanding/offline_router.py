@@ -49,11 +49,12 @@ Choices worth knowing (docs/ARCHITECTURE.md semantics otherwise):
   question as the suggestion when the correction is obvious; a follow-up too.
 - Data the user has not loaded gets a clarification naming what is loaded, never a zero
   (``coverage``): a period entirely outside the loaded transactions, or an account named by a
-  bank or brand the user has no account with ("my Chase card"). A period partly inside is
-  answered.
-- Arabic question shapes ("أكبر 3 مشتريات", "كم مرة ... كل شهر") are read as their English
-  twins through the lexicon's rewrites; merchants written in Arabic script are matched by
-  sound (``arabic_names``).
+  bank or brand the user has no account with ("my Chase card", "بطاقة تشيس"). A period partly
+  inside is answered.
+- Arabic and German question shapes ("أكبر 3 مشتريات", "الربع الأول أم الثاني", "Meine 5
+  größten Einkäufe") are read as their English twins through the lexicons' rewrites;
+  merchants, accounts and banks written in Arabic script are matched by sound
+  (``arabic_names``).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ from elastic.model.plan import (
 from elastic.model.results import Vocabulary
 from llm.understanding import lexicon
 from llm.understanding.amounts import AmountBounds, AmountProblem, find_amount_bounds
+from llm.understanding.arabic_names import ARABIC_LETTERS, arabic_skeletons
 from llm.understanding.coverage import outside_data, unknown_account
 from llm.understanding.dates import (
     DateProblem,
@@ -275,7 +277,7 @@ _NAME_END_WORDS = (
     "in on at of during for since between over under above below from to with and or by per "
     "each vs versus compared last this that so did do i was were is are how what when my"
 )
-_NAME_END = frozenset(_NAME_END_WORDS.split())
+_NAME_END = frozenset(_NAME_END_WORDS.split()) | frozenset(lexicon.words("names.end"))
 _NOT_NAME_WORDS = (
     "least most all home work it them that those this these average end start beginning same "
     "time times once online weekends weekend night different other each every any one top a "
@@ -345,6 +347,20 @@ _ACCOUNT_ADJECTIVE_WORDS = (
 _ACCOUNT_ADJECTIVES = (
     frozenset(_ACCOUNT_ADJECTIVE_WORDS.split()) | _NOT_NAMES | _NAME_END | frozenset(NUMBER_WORDS)
 )
+# The same in Arabic script, where the name follows: "بنك تشيس", "ببطاقة أمريكان إكسبريس".
+_ARABIC_WORD = rf"{ARABIC_LETTERS}+"
+_BANK_NAMED_ARABIC = re.compile(
+    rf"(?<!\w)[وفبلك]{{0,2}}(?:(?P<bank>{lexicon.alternation('banks.bank')})|"
+    rf"{lexicon.alternation('banks.held')})\s+(?:(?:{lexicon.alternation('banks.at')})\s+)?"
+    rf"(?=(?P<name>{_ARABIC_WORD}(?:\s+{_ARABIC_WORD})?))"
+)
+_NOT_BANK_NAMES = frozenset(
+    lexicon.words("banks.not_names")
+    + lexicon.words("names.edge")
+    + lexicon.words("banks.bank")
+    + lexicon.words("banks.held")
+)
+_ARABIC_ARTICLE = re.compile(r"^(?:ال|لل)")
 # Row nouns that name a category: "my cheapest ride".
 _ROW_CATEGORIES = ((re.compile(r"\b(?:rides?|rideshares?|taxis?|cabs?)\b"), "Transportation"),)
 _SIDE_FIELD = {Kind.account: "accounts", Kind.category: "categories", Kind.merchant: "merchants"}
@@ -682,6 +698,30 @@ class OfflineRouter:
                 continue
             if not any(word in self.matcher.known_words for word in words):
                 return _as_written(" ".join(words), question)
+        return self._foreign_bank_arabic(rest, known, question)
+
+    def _foreign_bank_arabic(
+        self, rest: str, known: list[tuple[int, int]], question: str
+    ) -> str | None:
+        """A bank or brand named in Arabic script that spells none of the user's banks or
+        accounts, as written: any name after "بنك", one spelled from Latin letters after
+        "بطاقة" or "حساب"."""
+        for match in _BANK_NAMED_ARABIC.finditer(rest):
+            start = match.start("name")
+            words: list[str] = []
+            for word in match.group("name").split():
+                if word in _NOT_BANK_NAMES:
+                    break
+                if not match.group("bank") and (
+                    _ARABIC_ARTICLE.match(word) or not arabic_skeletons(word)
+                ):
+                    break
+                words.append(word)
+            name = " ".join(words)
+            if not name or not _unknown(known, start, start + len(name)):
+                continue
+            if not self.matcher.spells_loaded_bank(_ARABIC_ARTICLE.sub("", name)):
+                return _as_written(name, question)
         return None
 
     def _standalone(self, r: _Reading) -> Routing:

@@ -46,13 +46,25 @@ def _rewrites() -> dict[str, str]:
     english = {number: names[0] for number, names in lexicon.languages()[0].get("months").items()}
     found: dict[str, str] = dict(lexicon.table("rewrite"))
     for language in lexicon.languages()[1:]:
+        joined = language.get("language.joined_and")
         for number, names in (language.get("months") or {}).items():
             found |= dict.fromkeys(names, english[number])
+            if joined:
+                found |= {joined + name: f"and {english[number]}" for name in names}
     return found
 
 
 _REWRITES = _rewrites()
 _REWRITE = _whole(_REWRITES)
+# "and" joined to a number: "و٢٠٢٥" is "and 2025".
+_JOINED_AND = re.compile(
+    "|".join(
+        rf"(?<!\w){re.escape(joined)}(?=\d)"
+        for language in lexicon.languages()
+        if (joined := language.get("language.joined_and"))
+    )
+    or r"(?!)"
+)
 
 _WORDS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -73,6 +85,7 @@ def normalize(question: str, known: Collection[str] = frozenset()) -> str:
     merchants, categories and accounts: the merchant "Augusta" stays)."""
     text = unicodedata.normalize("NFKC", question).translate(_ASCII).casefold()
     text = _DIACRITICS.sub("", text)
+    text = _JOINED_AND.sub("and ", text)
     text = _REWRITE.sub(lambda m: _REWRITES[m.group()], text)
     text = _SHORT_YEAR.sub(lambda m: str(_full_year(m.group("yy"))), text)
     text = _WORD.sub(lambda m: _fix_month(m, known), text)

@@ -11,7 +11,8 @@ first that knows it wins:
 3. a distinctive word of one of the user's categories: "gas" is "Gas & Fuel";
 4. the category synonyms of the lexicons: "gas" is Transportation for a user without it;
 5. typos of any of those, by ``rapidfuzz`` with a length-dependent cut-off;
-6. a merchant written in Arabic script, by its consonant skeleton (``arabic_names``).
+6. a merchant, else an account or its bank, written in Arabic script, by its consonant
+   skeleton (``arabic_names``).
 
 Matches always carry the canonical, indexed spelling.
 """
@@ -62,11 +63,9 @@ _GENERIC_TAILS = {
 }
 # Account-name words too generic to name one account on their own.
 _GENERIC_ACCOUNT_WORDS = {"account", "bank", "my", "the", "card", "credit", "debit"}
-_KIND_ALIASES = {
-    "checking": ("checking account", "chequing", "debit card", "current account"),
-    "saving": ("savings account", "saving", "savings"),
-    "card": ("card", "credit card", "visa", "mastercard"),
-}
+# An account whose name holds a kind ("checking") is also named by that kind's words in every
+# language ("current account", "الحساب الجاري", "Girokonto"): ``[accounts]`` of the lexicons.
+_KIND_ALIASES: dict[str, list[str]] = lexicon.table("accounts")
 # Words that may sit inside a name but never start or end a matched phrase.
 _EDGE_WORDS = (
     "a an and or the my our your of for in on at to from with by per all any each every i me "
@@ -78,6 +77,13 @@ _TOKEN = re.compile(r"[^\W_]+(?:['&.-][^\W_]+)*")
 _MAX_NGRAM = 4
 _MIN_NAME = 3  # a shorter name begins too many merchant names
 _AND = re.compile(r"\band\b|&")
+# Arabic joins "and", "with", "as" and "for" to the next word: "بالبطاقة" (with the card),
+# "وبطاقتي" (and my card), "للحساب" (for the account, the article's alif dropped).
+_ARABIC_JOINED = (
+    (re.compile(r"^[وف]?لل"), "ال"),
+    (re.compile(r"^[وف]?[بكل]"), ""),
+    (re.compile(r"^[وف]"), ""),
+)
 
 
 class Kind(StrEnum):
@@ -131,10 +137,25 @@ class VocabMatcher:
             for alias in _account_aliases(account.account_name, account.bank_name):
                 self._add_own(alias, Kind.account, account.account_name)
         self._keys = list(dict.fromkeys([*self._own, *self._synonyms]))
-        self._skeletons: defaultdict[str, set[str]] = defaultdict(set)
+        # Skeletons of Latin-script names, for names written in Arabic script.
+        self._skeletons: dict[Kind, defaultdict[str, set[str]]] = {
+            Kind.merchant: defaultdict(set),
+            Kind.account: defaultdict(set),
+        }
         for merchant in vocabulary.merchants:
             for alias in _merchant_aliases(merchant):
-                self._skeletons[latin_skeleton(alias)].add(merchant)
+                self._skeletons[Kind.merchant][latin_skeleton(alias)].add(merchant)
+        for account in vocabulary.accounts:
+            bank = account.bank_name.casefold()
+            for alias in (account.account_name, bank, bank.removesuffix(" bank")):
+                self._skeletons[Kind.account][latin_skeleton(alias)].add(account.account_name)
+        self._bank_skeletons = {
+            latin_skeleton(" ".join(words[:n]))
+            for account in vocabulary.accounts
+            for name in (account.bank_name, account.account_name)
+            for words in [name.split()]
+            for n in range(1, len(words) + 1)
+        }
         self.known_words = frozenset(
             word
             for name in (
@@ -175,7 +196,9 @@ class VocabMatcher:
         found = self._own.get(key) or self._loose.get(squash(_without_and(phrase)))
         found = found or self._parts.get(key) or self._synonyms.get(key)
         if not found and is_arabic(phrase):
-            return self._arabic(phrase, span)
+            found = next(filter(None, map(self._own.get, _unjoined(phrase))), None)
+            if not found:
+                return self._arabic(phrase, span)
         if not found:
             cutoff = _cutoff(key)
             if cutoff is None:
@@ -190,15 +213,29 @@ class VocabMatcher:
         ]
 
     def _arabic(self, phrase: str, span: tuple[int, int]) -> list[VocabMatch]:
-        """The merchants whose skeleton an Arabic-script phrase spells, best only."""
+        """The merchants, or else the accounts (by account or bank name), whose skeleton an
+        Arabic-script phrase spells, best only."""
         written = arabic_skeletons(phrase)
         if not written:
             return []
-        scored = [(skeleton_score(written, key), key) for key in self._skeletons]
-        score, key = max(scored, default=(0.0, ""))
+        scored = [
+            (skeleton_score(written, key), kind, key)
+            for kind, skeletons in self._skeletons.items()
+            for key in skeletons
+        ]
+        score, kind, key = max(scored, default=(0.0, Kind.merchant, ""))
         if not score:
             return []
-        return [VocabMatch(Kind.merchant, tuple(sorted(self._skeletons[key])), span, score)]
+        return [VocabMatch(kind, tuple(sorted(self._skeletons[kind][key])), span, score)]
+
+    def spells_loaded_bank(self, phrase: str) -> bool:
+        """Whether an Arabic-script ``phrase`` spells the start of a loaded bank's or account's
+        name ("سيدار فالي" is Cedar Valley Bank, "بلاتينيوم" the Platinum Card)."""
+        words = phrase.split()
+        spellings = (arabic_skeletons(" ".join(words[:n])) for n in range(1, len(words) + 1))
+        return any(
+            skeleton_score(written, key) for written in spellings for key in self._bank_skeletons
+        )
 
     def account_by_last4(self, last4: str) -> str | None:
         for account in self.vocabulary.accounts:
@@ -249,6 +286,11 @@ def _add(aliases: _Aliases, alias: str, kind: Kind, value: str) -> None:
 def _without_and(text: str) -> str:
     """``text`` without "and" or "&" between its words: "PG and E" and "PG&E" read alike."""
     return _AND.sub(" ", text)
+
+
+def _unjoined(phrase: str) -> list[str]:
+    """The keys of an Arabic ``phrase`` without a word joined to its start."""
+    return [squash(p.sub(r, phrase, count=1)) for p, r in _ARABIC_JOINED if p.match(phrase)]
 
 
 def _category_words(category: str) -> list[str]:
