@@ -31,7 +31,7 @@ from elastic.model.results import (
 )
 from llm.answering import gemini_composer
 from llm.answering.answer import Answer, Result
-from llm.answering.composer import compose
+from llm.answering.composer import compose, compose_answer
 from llm.answering.gemini_composer import Draft, GeminiComposer
 from llm.embeddings import VertexEmbedder
 from llm.gemini_categories import GeminiCategoriser
@@ -447,6 +447,67 @@ def test_a_wrong_number_keeps_the_deterministic_text(
 
     assert composed.text == answer.text
     assert "not used" in caplog.text
+
+
+def groceries_answer_in(language: str) -> Answer:
+    plan = IntentPlan.model_validate(GROCERIES_MAY | {"categories": ["Groceries"]})
+    result = AggregateResult(Metric.sum, Direction.out, Decimal("1234.56"), 23, "USD")
+    return compose_answer(plan, result, language=language)
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("ar", "أنفقت **\u200f1,234.56 US$** على البقالة في مايو 2024، في 23 عملية شراء [1]."),
+        ("ar", "من 1 مايو 2024 إلى 31 مايو 2024 أنفقت نحو 1,235 دولارًا على البقالة [1]."),
+        (
+            "de",
+            "Sie haben im Mai 2024 **1.234,56 $** für Lebensmittel ausgegeben, 23 Einkäufe [1].",
+        ),
+        ("de", "Vom 1. Mai 2024 bis 31. Mai 2024 kosteten Lebensmittel rund 1.235 $ [1]."),
+    ],
+)
+def test_prose_in_the_questions_language_with_its_numbers_is_kept(
+    composer: GeminiComposer, server: VertexLoopback, language: str, text: str
+) -> None:
+    answer = groceries_answer_in(language)
+    assert answer.language == language and "$" in answer.text
+    server.script(Reply(text=text))
+
+    composed = composer.compose("question", answer)
+
+    assert composed.text == text
+    name = {"ar": "Arabic", "de": "German"}[language]
+    assert f"Write your text in {name}" in server.requests[0].user_text
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("ar", "أنفقت **\u200f1,334.56 US$** على البقالة في مايو 2024 [1]."),
+        ("ar", "أنفقت 1,234.56 دولارًا في أبريل 2024 [1]."),  # a month no fact supports
+        ("ar", "أنفقت 1,234.56 دولارًا في 7 مايو 2024 [1]."),  # a day no fact supports
+        ("de", "Sie haben im Mai 2024 **1.334,56 $** für Lebensmittel ausgegeben [1]."),
+        ("de", "Am 7. Mai 2024 haben Sie 1.234,56 $ ausgegeben [1]."),
+        ("de", "Sie haben 1.234,56 $ in 24 Einkäufen ausgegeben [1]."),
+    ],
+)
+def test_prose_in_the_questions_language_with_a_wrong_number_is_not_used(
+    composer: GeminiComposer, server: VertexLoopback, language: str, text: str
+) -> None:
+    answer = groceries_answer_in(language)
+    server.script(Reply(text=text))
+
+    composed = composer.compose("question", answer)
+
+    assert composed.text == answer.text
+    assert composed.language == language
+
+
+def test_english_prompts_name_no_language(composer: GeminiComposer, server: VertexLoopback) -> None:
+    server.script(Reply(text="You spent $1,234.56 on Groceries in May 2024 [1]."))
+    composer.compose("question", groceries_answer())
+    assert "Write your text in" not in server.requests[0].user_text
 
 
 def test_composer_errors_keep_the_deterministic_text(

@@ -22,7 +22,7 @@ from elastic.model.results import (
     TextQAResult,
     TrendResult,
 )
-from llm.answering.wording import side_label
+from llm.answering.wording import side_label, wording
 
 Result = AggregateResult | TrendResult | ListingResult | TextQAResult | CompareResult
 
@@ -94,12 +94,13 @@ class Table:
 
 @dataclass(frozen=True)
 class Suggestions:
-    """Questions the user could ask instead (a clarification's)."""
+    """Questions the user could ask instead (a clarification's), under ``lead``."""
 
     questions: tuple[str, ...]
+    lead: str = field(default_factory=lambda: wording().text("clarify.suggestions"))
 
     def markdown(self) -> str:
-        return "\n".join(["You could ask:", *(f"- {q}" for q in self.questions)])
+        return "\n".join([self.lead, *(f"- {q}" for q in self.questions)])
 
 
 Part = Prose | Note | Table | Suggestions
@@ -123,6 +124,7 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     routed_plan: IntentPlan | None = None  # before the sidebar narrowed it
     parts: list[Part] = field(default_factory=list)
+    language: str = "en"  # the code of the language the answer is written in
 
     def __post_init__(self) -> None:
         if not self.parts:

@@ -38,21 +38,8 @@ from llm.answering.answer import (
     Table,
     parts_markdown,
 )
-from llm.answering.wording import (
-    DIRECTION_NOUN,
-    FACT_LABELS,
-    INTERVAL_ADVERB,
-    METRIC_WORD,
-    account_label,
-    bucket_label,
-    day_label,
-    describe_filters,
-    describe_period,
-    figure_noun,
-    money,
-    plural,
-    side_label,
-)
+from llm.answering.clarifications import reword
+from llm.answering.wording import ENGLISH, Wording, account_label, wording
 from llm.embeddings import EMBEDDING_FAILURES
 
 log = logging.getLogger(__name__)
@@ -70,8 +57,11 @@ RELEVANCE_FLOOR = 0.35
 MAX_TABLE_ROWS = 25
 
 
-def transactions_citation(n: int, plan: IntentPlan, count: int) -> Citation:
+def transactions_citation(
+    n: int, plan: IntentPlan, count: int, w: Wording | None = None
+) -> Citation:
     """A citation that opens exactly the rows behind a number."""
+    w = w or wording()
     rows_plan = plan.model_copy(
         update={
             "intent": Intent.listing,
@@ -82,16 +72,15 @@ def transactions_citation(n: int, plan: IntentPlan, count: int) -> Citation:
             "compare": [],
         }
     )
-    return Citation(
-        n=n,
-        kind="transactions",
-        source=f"{plural(count, 'transaction')} {_scope(plan)}".strip(),
-        rows_plan=rows_plan,
+    source = w.text(
+        "citation.transactions", transactions=w.plural(count, "transaction"), scope=_scope(plan, w)
     )
+    return Citation(n=n, kind="transactions", source=source.strip(), rows_plan=rows_plan)
 
 
-def row_citation(n: int, plan: IntentPlan, row: Transaction) -> Citation:
+def row_citation(n: int, plan: IntentPlan, row: Transaction, w: Wording | None = None) -> Citation:
     """A citation that opens one transaction: the plan's rows of its day and amount."""
+    w = w or wording()
     exact = plan.model_copy(
         update={
             "date_from": row.date,
@@ -100,110 +89,135 @@ def row_citation(n: int, plan: IntentPlan, row: Transaction) -> Citation:
             "max_amount": abs(row.amount),
         }
     )
-    citation = transactions_citation(n, exact, 1)
-    source = f"{plain(row.merchant or row.description)}, {day_label(row.date)}, "
-    return replace(citation, source=source + money(row.amount, row.currency))
+    citation = transactions_citation(n, exact, 1, w)
+    source = w.text(
+        "citation.row",
+        name=plain(row.merchant or row.description),
+        day=w.day_label(row.date),
+        amount=w.money(row.amount, row.currency),
+    )
+    return replace(citation, source=source)
 
 
-def _scope(plan: IntentPlan) -> str:
-    return " ".join(x for x in (describe_filters(plan), describe_period(plan)) if x)
+def _scope(plan: IntentPlan, w: Wording) -> str:
+    return " ".join(x for x in (w.describe_filters(plan), w.describe_period(plan)) if x)
 
 
-def _sentence(plan: IntentPlan, result: AggregateResult) -> str:
-    scope = _scope(plan)
-    value = result.value
+def _sentence(plan: IntentPlan, result: AggregateResult, w: Wording) -> str:
+    scope = _scope(plan, w)
     if result.metric is Metric.count:
-        noun = {Direction.out: "purchases", Direction.in_: "deposits"}.get(
-            plan.direction, "transactions"
-        )
-        return f"You had **{result.count:,}** {noun} {scope}"
+        kind = plan.direction.value if plan.direction in (Direction.out, Direction.in_) else "any"
+        return w.text(f"aggregate.count_{kind}", count=w.number(result.count), scope=scope)
     if result.count == 0:
-        return f"I found no matching transactions {scope}"
-    amount = money(value, result.currency)
+        return w.text("aggregate.none", scope=scope)
+    amount = w.money(result.value, result.currency)
+    transactions = w.plural(result.count, "transaction")
     if result.metric is Metric.sum:
-        verb = {
-            Direction.out: "You spent",
-            Direction.in_: "You received",
-            Direction.net: "Your net cash flow was",
-            Direction.any: "The transactions total",
-        }[plan.direction]
-        return f"{verb} **{amount}** {scope} ({plural(result.count, 'transaction')})"
-    noun = DIRECTION_NOUN[plan.direction]
-    if plan.per and result.periods:
-        return (
-            f"Your {noun} {scope} averaged **{amount}** per {plan.per.value}, over "
-            f"{plural(result.periods, plan.per.value)} ({plural(result.count, 'transaction')})"
+        return w.text(
+            f"aggregate.sum_{plan.direction.value}",
+            amount=amount,
+            scope=scope,
+            transactions=transactions,
         )
-    return (
-        f"The {METRIC_WORD[result.metric]} {noun} transaction {scope} was **{amount}** "
-        f"(over {plural(result.count, 'transaction')})"
+    noun = w.direction_noun(plan.direction)
+    if plan.per and result.periods:
+        return w.text(
+            "aggregate.per",
+            noun=noun,
+            scope=scope,
+            amount=amount,
+            per=w.unit(plan.per),
+            periods=w.plural(result.periods, plan.per.value),
+            transactions=transactions,
+        )
+    return w.text(
+        "aggregate.extreme",
+        metric=w.metric_word(result.metric),
+        noun=noun,
+        scope=scope,
+        amount=amount,
+        transactions=transactions,
     )
 
 
 Composed = tuple[list[Part], list[Citation]]
 
 
-def _extreme(plan: IntentPlan, result: AggregateResult, row: Transaction, n: int) -> Composed:
+def _extreme(
+    plan: IntentPlan, result: AggregateResult, row: Transaction, n: int, w: Wording
+) -> Composed:
     """The smallest or largest transaction itself, cited alone, and the rows it came from."""
-    text = (
-        f"The {METRIC_WORD[result.metric]} {DIRECTION_NOUN[plan.direction]} transaction "
-        f"{_scope(plan)} was **{money(result.value, result.currency)}**: "
-        f"{plain(row.description, row.account_no)} on {day_label(row.date)} "
-        f"({account_label(plain(row.account_name), row.account_no)}) [{n}], "
-        f"the {METRIC_WORD[result.metric]} of {plural(result.count, 'transaction')} [{n + 1}]."
+    text = w.text(
+        "aggregate.extreme_row",
+        metric=w.metric_word(result.metric),
+        noun=w.direction_noun(plan.direction),
+        scope=_scope(plan, w),
+        amount=w.money(result.value, result.currency),
+        description=plain(row.description, row.account_no),
+        day=w.day_label(row.date),
+        account=account_label(plain(row.account_name), row.account_no),
+        n=n,
+        transactions=w.plural(result.count, "transaction"),
+        m=n + 1,
     )
-    cited = [row_citation(n, plan, row), transactions_citation(n + 1, plan, result.count)]
+    cited = [row_citation(n, plan, row, w), transactions_citation(n + 1, plan, result.count, w)]
     return [Prose(text)], cited
 
 
 def _per_currency(
     plan: IntentPlan,
     parts: list[AggregateResult] | list[TrendResult] | list[CompareResult],
-    compose_one: Callable[[IntentPlan, Any, int], Composed],
+    compose_one: Callable[[IntentPlan, Any, int, Wording], Composed],
+    w: Wording,
 ) -> Composed:
     """One answer per currency, each with its own citation: amounts are never added across."""
     codes = [part.currency for part in parts]
     composed: list[Part] = [
-        Prose(
-            f"The matching transactions are in {len(codes)} currencies ({', '.join(codes)}); "
-            "amounts in different currencies are never added together."
-        )
+        Prose(w.text("aggregate.currencies", count=len(codes), codes=", ".join(codes)))
     ]
     citations: list[Citation] = []
     for part in parts:
         part_plan = plan.model_copy(update={"currency": part.currency})
-        (lead, *rest), cited = compose_one(part_plan, part, len(citations) + 1)
-        composed += [Prose(f"**{part.currency}:** {lead.markdown()}"), *rest]
+        (lead, *rest), cited = compose_one(part_plan, part, len(citations) + 1, w)
+        in_currency = w.text("aggregate.in_currency", currency=part.currency, text=lead.markdown())
+        composed += [Prose(in_currency), *rest]
         citations.extend(cited)
     return composed, citations
 
 
-def compose_aggregate(plan: IntentPlan, result: AggregateResult, n: int = 1) -> Composed:
+def compose_aggregate(
+    plan: IntentPlan, result: AggregateResult, n: int = 1, w: Wording | None = None
+) -> Composed:
+    w = w or wording()
     if result.by_currency:
-        return _per_currency(plan, result.by_currency, compose_aggregate)
+        return _per_currency(plan, result.by_currency, compose_aggregate, w)
     if result.extreme is not None:
-        return _extreme(plan, result, result.extreme, n)
-    citation = transactions_citation(n, plan, result.count)
-    text = _sentence(plan, result) + f" [{n}]."
+        return _extreme(plan, result, result.extreme, n, w)
+    citation = transactions_citation(n, plan, result.count, w)
+    text = _sentence(plan, result, w) + f" [{n}]."
+    group = plan.group_by.value if plan.group_by else None
     if result.groups and plan.top and plan.group_by:
-        text += f" The top {len(result.groups)} by {plan.group_by.value}:"
+        text += " " + w.text("aggregate.top", count=len(result.groups), group=w.group_word(group))
     if not result.groups:
         return [Prose(text)], [citation]
-    header = plan.group_by.value.capitalize() if plan.group_by else "Group"
     rows = []
-    for group in result.groups[:MAX_TABLE_ROWS]:
+    for entry in result.groups[:MAX_TABLE_ROWS]:
         shown = (
-            f"{int(group.value):,}"
-            if result.metric is Metric.count and group.value is not None
-            else money(group.value, result.currency)
+            w.number(int(entry.value))
+            if result.metric is Metric.count and entry.value is not None
+            else w.money(entry.value, result.currency)
         )
-        rows.append((group.key, shown, f"{group.count:,}"))
+        rows.append((entry.key, shown, w.number(entry.count)))
     more = len(result.groups) - MAX_TABLE_ROWS
     table = Table(
-        columns=(header, result.metric.value.capitalize(), "Transactions"),
+        columns=(
+            w.text(f"column.{group or 'group'}"),
+            w.text(f"column.{result.metric.value}"),
+            w.text("column.transactions"),
+        ),
         numeric=(False, True, True),
         rows=tuple(rows),
-        more=f"…and {more} more." if more > 0 else None,
+        more=w.text("aggregate.more", count=w.number(more)) if more > 0 else None,
     )
     return [Prose(text), table], [citation]
 
@@ -213,44 +227,66 @@ def _has_value(plan: IntentPlan, bucket: Bucket) -> bool:
     return bucket.count > 0 or plan.metric in (Metric.sum, Metric.count)
 
 
-def compose_trend(plan: IntentPlan, result: TrendResult, n: int = 1) -> Composed:
+def compose_trend(
+    plan: IntentPlan, result: TrendResult, n: int = 1, w: Wording | None = None
+) -> Composed:
+    w = w or wording()
     if result.by_currency:
-        return _per_currency(plan, result.by_currency, compose_trend)
+        return _per_currency(plan, result.by_currency, compose_trend, w)
     count = sum(b.count for b in result.series)
-    citation = transactions_citation(n, plan, count)
-    noun = DIRECTION_NOUN[plan.direction]
-    scope = _scope(plan)
+    citation = transactions_citation(n, plan, count, w)
+    noun = w.direction_noun(plan.direction)
+    scope = _scope(plan, w)
     if not result.series or count == 0:
-        return [Prose(f"I found no {noun} {scope} [{n}].")], [citation]
+        return [Prose(w.text("trend.none", noun=noun, scope=scope, n=n))], [citation]
     interval = result.interval.value
     valued = [b for b in result.series if _has_value(plan, b)]
     high = max(valued, key=lambda b: b.value)
     low = min(valued, key=lambda b: b.value)
 
     def shown(value: Decimal) -> str:
-        return f"{int(value):,}" if plan.metric is Metric.count else money(value, result.currency)
+        if plan.metric is Metric.count:
+            return w.number(int(value))
+        return w.money(value, result.currency)
 
-    span = f"over {plural(len(result.series), interval)}"
+    span = w.text("trend.span", buckets=w.plural(len(result.series), interval))
+    transactions = w.plural(count, "transaction")
     if plan.metric is Metric.sum:
         total = sum((b.value for b in result.series), Decimal("0"))
-        headline = (
-            f"**{money(total, result.currency)}** in total {span} ({plural(count, 'transaction')})"
+        headline = w.text(
+            "trend.sum",
+            total=w.money(total, result.currency),
+            span=span,
+            transactions=transactions,
         )
     elif plan.metric is Metric.count:
-        headline = f"**{plural(count, 'transaction')}** {span}"
+        headline = w.text("trend.count", transactions=transactions, span=span)
     else:
-        headline = f"the {METRIC_WORD[plan.metric]} transaction in each {interval}, {span}"
+        headline = w.text(
+            "trend.extreme",
+            metric=w.metric_word(plan.metric),
+            interval=w.unit(result.interval),
+            span=span,
+        )
     empty = len(result.series) - len(valued)
-    no_data = f"; no data for {plural(empty, interval)} without transactions" if empty else ""
-    text = (
-        f"{INTERVAL_ADVERB[result.interval]} {noun} {scope}: {headline}. "
-        f"Highest: {bucket_label(high.period, interval)} ({shown(high.value)}); "
-        f"lowest: {bucket_label(low.period, interval)} ({shown(low.value)}){no_data} [{n}]."
+    no_data = w.text("trend.no_data", buckets=w.plural(empty, interval)) if empty else ""
+    text = w.text(
+        "trend.text",
+        adverb=w.interval_adverb(result.interval),
+        noun=noun,
+        scope=scope,
+        headline=headline,
+        high=w.bucket_label(high.period, interval),
+        high_value=shown(high.value),
+        low=w.bucket_label(low.period, interval),
+        low_value=shown(low.value),
+        no_data=no_data,
+        n=n,
     )
     return [Prose(text)], [citation]
 
 
-def _shared_scope(plan: IntentPlan) -> str:
+def _shared_scope(plan: IntentPlan, w: Wording) -> str:
     """What every side of a comparison shares: the filters no side replaces."""
     sides = plan.compare
     update: dict[str, object] = {
@@ -260,80 +296,97 @@ def _shared_scope(plan: IntentPlan) -> str:
     }
     if any(side.has_period for side in sides):
         update |= {"date_from": None, "date_to": None}
-        return describe_filters(plan.model_copy(update=update))
-    return _scope(plan.model_copy(update=update))
+        return w.describe_filters(plan.model_copy(update=update))
+    return _scope(plan.model_copy(update=update), w)
 
 
-def compose_compare(plan: IntentPlan, result: CompareResult, n: int = 1) -> Composed:
+def compose_compare(
+    plan: IntentPlan, result: CompareResult, n: int = 1, w: Wording | None = None
+) -> Composed:
     """Each side's figure with its own citation, then which is larger, by how much and the
     change in percent from the first side to the last."""
+    w = w or wording()
     if result.by_currency:
-        return _per_currency(plan, result.by_currency, compose_compare)
+        return _per_currency(plan, result.by_currency, compose_compare, w)
 
     def shown(value: Decimal | None) -> str:
         if value is None:
-            return "no data"
+            return w.text("compare.no_data")
         if plan.metric is Metric.count:
-            return f"**{int(value):,}**"
-        return f"**{money(value, result.currency)}**"
+            return f"**{w.number(int(value))}**"
+        return f"**{w.money(value, result.currency)}**"
 
-    labels = [side_label(side.side) for side in result.sides]
+    labels = [w.side_label(side.side) for side in result.sides]
     citations = [
-        transactions_citation(n + i, side.plan, side.result.count)
+        transactions_citation(n + i, side.plan, side.result.count, w)
         for i, side in enumerate(result.sides)
     ]
 
     def detail(figure: AggregateResult) -> str:
-        parts = [plural(figure.periods, plan.per.value)] if plan.per and figure.periods else []
+        parts = [w.plural(figure.periods, plan.per.value)] if plan.per and figure.periods else []
         if plan.metric is not Metric.count:
-            parts.append(plural(figure.count, "transaction"))
-        return f" ({', '.join(parts)})" if parts else ""
+            parts.append(w.plural(figure.count, "transaction"))
+        joined = w.text("compare.detail_separator").join(parts)
+        return w.text("compare.detail", parts=joined) if parts else ""
 
-    figures = "; ".join(
-        f"{label} {shown(side.result.value)}{detail(side.result)} [{citation.n}]"
+    figures = w.text("compare.figures_separator").join(
+        w.text(
+            "compare.figure",
+            label=label,
+            value=shown(side.result.value),
+            detail=detail(side.result),
+            n=citation.n,
+        )
         for label, side, citation in zip(labels, result.sides, citations, strict=True)
     )
-    scope = _shared_scope(plan)
-    text = f"{figure_noun(plan.metric, plan.direction, plan.per)} {scope}".strip() + f": {figures}."
+    scope = _shared_scope(plan, w)
+    noun = w.figure_noun(plan.metric, plan.direction, plan.per)
+    lead = w.text("compare.text", noun=noun, scope=scope).strip()
+    text = w.text("compare.figures", text=lead, figures=figures)
     difference, first, last = result.difference, labels[0], labels[-1]
     if difference is None:
-        return [Prose(f"{text} Without a figure for every side there is no difference.")], citations
+        return [Prose(f"{text} {w.text('compare.no_difference')}")], citations
     largest, pct = result.largest, result.change_pct
     two = len(labels) == 2
     if largest is None:
-        text += " They are the same." if two else " No single side is highest."
+        text += " " + w.text("compare.same" if two else "compare.no_highest")
     elif two:
-        text += f" {side_label(largest.side)} is higher by {shown(abs(difference))}."
+        side = w.side_label(largest.side)
+        text += " " + w.text("compare.higher_by", side=side, amount=shown(abs(difference)))
     else:
-        text += f" {side_label(largest.side)} is the highest."
+        text += " " + w.text("compare.highest", side=w.side_label(largest.side))
     periods = all(side.side.has_period for side in result.sides)
     if difference and two and pct is not None:
-        change = f"From {first} to {last}" if periods else f"{last} vs {first}"
-        text += f" {change}: {pct:+}%."
+        key = "compare.from_to" if periods else "compare.versus"
+        change = w.text(key, first=first, last=last)
+        text += " " + w.text("compare.change", change=change, pct=w.change(pct))
     elif difference and periods:  # several names have no first or last; periods do
-        text += f" From {first} to {last}: {'up' if difference > 0 else 'down'} "
-        text += shown(abs(difference)) + (f" ({pct:+}%)." if pct is not None else ".")
+        key = "compare.up" if difference > 0 else "compare.down"
+        text += " " + w.text(key, first=first, last=last, amount=shown(abs(difference)))
+        ending = w.text("compare.up_pct", pct=w.change(pct)) if pct is not None else None
+        text += ending or w.text("compare.end")
     return [Prose(text)], citations
 
 
-def compose_listing(plan: IntentPlan, result: ListingResult) -> Composed:
-    citation = transactions_citation(1, plan, result.total)
-    scope = _scope(plan)
+def compose_listing(plan: IntentPlan, result: ListingResult, w: Wording | None = None) -> Composed:
+    w = w or wording()
+    citation = transactions_citation(1, plan, result.total, w)
+    scope = _scope(plan, w)
     if not result.rows:
-        return [Prose(f"I found no matching transactions {scope} [1].")], [citation]
-    order = {
-        SortOrder.newest: "most recent",
-        SortOrder.oldest: "earliest",
-        SortOrder.largest: "largest",
-        SortOrder.smallest: "smallest",
-    }[plan.sort]
+        return [Prose(w.text("listing.none", scope=scope))], [citation]
     lead = Prose(
-        f"The {len(result.rows)} {order} of {plural(result.total, 'matching transaction')} "
-        f"{scope} [1]:"
+        w.text(
+            "listing.lead",
+            shown=w.number(len(result.rows)),
+            order=w.text(f"listing.{plan.sort.value}"),
+            matching=w.plural(result.total, "matching transaction"),
+            scope=scope,
+        )
     )
     more = len(result.rows) - MAX_TABLE_ROWS
+    columns = w.table_columns()
     table = Table(
-        columns=("Date", "Description", "Category", "Account", "Amount"),
+        columns=tuple(columns[c] for c in ("date", "description", "category", "account", "amount")),
         numeric=(False, False, False, False, True),
         rows=tuple(
             (
@@ -341,11 +394,11 @@ def compose_listing(plan: IntentPlan, result: ListingResult) -> Composed:
                 plain(row.description, row.account_no),
                 row.category,
                 account_label(row.account_name, row.account_no),
-                money(row.amount, row.currency),
+                w.money(row.amount, row.currency),
             )
             for row in result.rows[:MAX_TABLE_ROWS]
         ),
-        more=f"…and {more} more in the table of rows [1]." if more > 0 else None,
+        more=w.text("listing.more", count=w.number(more)) if more > 0 else None,
     )
     return [lead, table], [citation]
 
@@ -367,13 +420,19 @@ def sentences(text: str) -> list[str]:
     return [part for line in lines for part in _SENTENCE_END.split(line) if part]
 
 
-def statement_citation(n: int, hit: StatementHit, passage: str) -> Citation:
+def statement_citation(
+    n: int, hit: StatementHit, passage: str, w: Wording | None = None
+) -> Citation:
+    w = w or wording()
     return Citation(
         n=n,
         kind="statement",
-        source=(
-            f"{hit.bank_name} - {mask_account(hit.account_no)} "
-            f"({hit.statement_from.isoformat()} to {hit.statement_to.isoformat()})"
+        source=w.text(
+            "citation.statement",
+            bank=hit.bank_name,
+            account=mask_account(hit.account_no),
+            start=hit.statement_from.isoformat(),
+            end=hit.statement_to.isoformat(),
         ),
         statement_id=hit.statement_id,
         page=hit.page,
@@ -457,12 +516,19 @@ def _without_accounts(question: str, accounts: list[str]) -> str:
     return question
 
 
-def fact_citation(n: int, fact: StatementFact) -> Citation:
-    where = f"page {fact.page}" if fact.page else fact.location
+def fact_citation(n: int, fact: StatementFact, w: Wording | None = None) -> Citation:
+    w = w or wording()
+    where = w.text("citation.page", page=fact.page) if fact.page else fact.location
     return Citation(
         n=n,
         kind="statement",
-        source=f"{fact.bank_name} - {mask_account(fact.account_no)} ({fact.source_file}, {where})",
+        source=w.text(
+            "citation.fact",
+            bank=fact.bank_name,
+            account=mask_account(fact.account_no),
+            file=fact.source_file,
+            where=where,
+        ),
         statement_id=fact.statement_id,
         page=fact.page,
         source_file=fact.source_file,
@@ -470,16 +536,17 @@ def fact_citation(n: int, fact: StatementFact) -> Citation:
     )
 
 
-def _fact_value(fact: StatementFact) -> str:
+def _fact_value(fact: StatementFact, w: Wording) -> str:
     if fact.day is not None:
-        return day_label(fact.day)
+        return w.day_label(fact.day)
     if fact.name == "apr" and fact.amount is not None:
-        return f"{fact.amount}%"
-    return money(fact.amount, fact.currency)
+        return w.percent(fact.amount)
+    return w.money(fact.amount, fact.currency)
 
 
-def compose_facts(facts: list[StatementFact]) -> Composed:
+def compose_facts(facts: list[StatementFact], w: Wording | None = None) -> Composed:
     """The newest stated value of each fact asked for, per account, with where it is printed."""
+    w = w or wording()
     newest: dict[tuple[str, str, str, str], StatementFact] = {}
     for fact in facts:  # newest first
         key = (fact.name, fact.account_no, fact.account_name, fact.currency)
@@ -487,63 +554,78 @@ def compose_facts(facts: list[StatementFact]) -> Composed:
     parts: list[Part] = []
     citations = []
     for n, fact in enumerate(newest.values(), start=1):
-        label = FACT_LABELS.get(fact.name, fact.name.replace("_", " "))
-        parts.append(
-            Prose(
-                f"Your {label} for {plain(fact.account_name)} "
-                f"({mask_account(fact.account_no) or plain(fact.bank_name)}), as stated on "
-                f"{day_label(fact.as_of)}, was **{_fact_value(fact)}** [{n}]."
-            )
+        text = w.text(
+            "text_qa.fact",
+            label=w.fact_label(fact.name),
+            account=plain(fact.account_name),
+            masked=mask_account(fact.account_no) or plain(fact.bank_name),
+            day=w.day_label(fact.as_of),
+            value=_fact_value(fact, w),
+            n=n,
         )
-        citations.append(fact_citation(n, fact))
+        parts.append(Prose(text))
+        citations.append(fact_citation(n, fact, w))
     return parts, citations
 
 
-def compose_text_qa(plan: IntentPlan, result: TextQAResult, embed: Embed | None) -> Composed:
+def compose_text_qa(
+    plan: IntentPlan, result: TextQAResult, embed: Embed | None, w: Wording | None = None
+) -> Composed:
     """A stated fact when the question asks for one; otherwise quote the passage that best
     answers the question, from the best few hits."""
+    w = w or wording()
     if result.facts:
-        return compose_facts(result.facts)
+        return compose_facts(result.facts, w)
     if not result.hits:
-        return [Prose("I could not find anything about that in your statements.")], []
+        return [Prose(w.text("text_qa.nothing"))], []
     question = _without_accounts(plan.text or "", plan.accounts)
     passages = _best_passages(question, result.hits, embed)
     candidates = [(hit, *best) for hit, best in zip(result.hits, passages, strict=True)]
     hit, passage, similarity = max(candidates, key=lambda c: c[2])
-    notes: list[Part] = [Note(result.note)] if result.note else []
+    notes: list[Part] = [Note(reword(result.note, w))] if result.note else []
     if similarity < RELEVANCE_FLOOR:
-        citations = [statement_citation(i, h, h.text[:300]) for i, h in enumerate(result.hits, 1)]
-        listed = "; ".join(f"{c.source}, page {c.page} [{c.n}]" for c in citations[:3])
-        text = (
-            "I could not find a passage in your statements that answers this directly. "
-            f"The closest sources are: {listed}."
+        citations = [
+            statement_citation(i, h, h.text[:300], w) for i, h in enumerate(result.hits, 1)
+        ]
+        listed = "; ".join(
+            w.text("text_qa.closest_source", source=c.source, page=c.page, n=c.n)
+            for c in citations[:3]
         )
-        return [Prose(text), *notes], citations
-    citation = statement_citation(1, hit, passage)
+        return [Prose(w.text("text_qa.closest", listed=listed)), *notes], citations
+    citation = statement_citation(1, hit, passage, w)
     others = [
-        statement_citation(i, h, h.text[:300])
+        statement_citation(i, h, h.text[:300], w)
         for i, h in enumerate((h for h in result.hits if h is not hit), start=2)
     ]
-    text = (
-        f"Your {hit.account_name} statement ({hit.bank_name}, "
-        f"{hit.statement_from.isoformat()} to {hit.statement_to.isoformat()}, page {hit.page}) "
-        f'says: "{plain(passage, hit.account_no)}" [1]'
+    text = w.text(
+        "text_qa.quote",
+        account=hit.account_name,
+        bank=hit.bank_name,
+        start=hit.statement_from.isoformat(),
+        end=hit.statement_to.isoformat(),
+        page=hit.page,
+        passage=plain(passage, hit.account_no),
     )
     return [Prose(text), *notes], [citation, *others[:2]]
 
 
-def compose_clarify(plan: IntentPlan) -> Composed:
-    parts: list[Part] = [Prose(plan.clarification or "I am not sure what you are asking.")]
+def compose_clarify(plan: IntentPlan, w: Wording | None = None) -> Composed:
+    """A clarification in the asker's language: the router's English messages are worded
+    again by ``clarifications``."""
+    w = w or wording()
+    said = plan.clarification
+    parts: list[Part] = [Prose(reword(said, w) if said else w.text("clarify.unsure"))]
     if plan.suggestions:
-        parts.append(Suggestions(tuple(plan.suggestions)))
+        suggestions = tuple(reword(q, w) for q in plan.suggestions)
+        parts.append(Suggestions(suggestions, lead=w.text("clarify.suggestions")))
     return parts, []
 
 
 def compose(
-    plan: IntentPlan, result: Result | None, embed: Embed | None = None
+    plan: IntentPlan, result: Result | None, embed: Embed | None = None, language: str = ENGLISH
 ) -> tuple[str, list[Citation]]:
     """The deterministic answer text and its citations for any intent."""
-    parts, citations = compose_parts(plan, result, embed)
+    parts, citations = compose_parts(plan, result, embed, language)
     return parts_markdown(parts), citations
 
 
@@ -552,23 +634,36 @@ def compose_answer(
     result: Result | None,
     embed: Embed | None = None,
     routed: IntentPlan | None = None,
+    language: str = ENGLISH,
 ) -> Answer:
-    """The deterministic answer: its parts, their text and its citations."""
-    parts, citations = compose_parts(plan, result, embed)
+    """The deterministic answer in ``language``: its parts, their text and its citations."""
+    parts, citations = compose_parts(plan, result, embed, language)
     text = parts_markdown(parts)
-    return Answer(plan.intent, text, plan, result, citations, routed_plan=routed, parts=parts)
+    return Answer(
+        plan.intent,
+        text,
+        plan,
+        result,
+        citations,
+        routed_plan=routed,
+        parts=parts,
+        language=wording(language).code,
+    )
 
 
-def compose_parts(plan: IntentPlan, result: Result | None, embed: Embed | None = None) -> Composed:
+def compose_parts(
+    plan: IntentPlan, result: Result | None, embed: Embed | None = None, language: str = ENGLISH
+) -> Composed:
     """The deterministic answer's parts and its citations for any intent."""
+    w = wording(language)
     if isinstance(result, AggregateResult):
-        return compose_aggregate(plan, result)
+        return compose_aggregate(plan, result, w=w)
     if isinstance(result, CompareResult):
-        return compose_compare(plan, result)
+        return compose_compare(plan, result, w=w)
     if isinstance(result, TrendResult):
-        return compose_trend(plan, result)
+        return compose_trend(plan, result, w=w)
     if isinstance(result, ListingResult):
-        return compose_listing(plan, result)
+        return compose_listing(plan, result, w)
     if isinstance(result, TextQAResult):
-        return compose_text_qa(plan, result, embed)
-    return compose_clarify(plan)
+        return compose_text_qa(plan, result, embed, w)
+    return compose_clarify(plan, w)

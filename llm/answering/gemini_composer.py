@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
+from functools import cache
 from itertools import pairwise
 
 from google import genai
@@ -35,6 +36,7 @@ from elastic.masking import mask_account_numbers
 from elastic.model.plan import Intent, IntentPlan, Metric
 from elastic.model.results import AggregateResult, ListingResult, TextQAResult, TrendResult
 from llm.answering.answer import Answer, Result
+from llm.answering.wording import ENGLISH, wording
 from llm.prompts import COMPOSER_INSTRUCTION, composer_prompt
 from llm.vertex_client import DEFAULT_BACKOFF_S, make_client, request_options, vertex_call
 from settings import Settings
@@ -50,20 +52,64 @@ _MONTH = (
 )
 _NOT_FIGURES = re.compile(r"\[\d+\]|\*{3}\w{0,4}")  # citation markers, masked account numbers
 _ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH} (\d{{1,2}}),? (\d{{4}})\b")
-_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}}) {_MONTH},? (\d{{4}})\b")
-_MONTH_YEAR = re.compile(rf"\b{_MONTH},? (\d{{4}})\b")
-_MONTH_DAY = re.compile(rf"\b{_MONTH} (\d{{1,2}})\b")
-_FIGURE = re.compile(
-    r"(?<![\w.])[$€£]?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?"
-    r"(\s?(?:%|percent\b))?(?:\s?(k|thousand|million)\b)?",
-    re.IGNORECASE,
-)
 _SCALES = {"k": Decimal(1000), "thousand": Decimal(1000), "million": Decimal(1_000_000)}
 
 
-def _month(name: str) -> int:
-    return _MONTH_NAMES.index(name[:3]) + 1
+@dataclass(frozen=True)
+class _Reader:
+    """How a language writes figures and dates: its separators and month names."""
+
+    group: str
+    decimal: str
+    month_names: dict[str, int]  # casefolded, without a trailing dot
+    month_day_year: re.Pattern[str]
+    day_month_year: re.Pattern[str]
+    month_year: re.Pattern[str]
+    month_day: re.Pattern[str]
+    figure: re.Pattern[str]
+
+    def month(self, name: str) -> int:
+        return (
+            self.month_names.get(name.casefold().rstrip("."), 0) or _MONTH_NAMES.index(name[:3]) + 1
+        )
+
+
+def _figure_pattern(group: str, decimal: str) -> re.Pattern[str]:
+    g, d = re.escape(group), re.escape(decimal)
+    return re.compile(
+        rf"(?<![\w{d}])[$€£]?\s?(\d{{1,3}}(?:{g}\d{{3}})+|\d+)({d}\d+)?"
+        r"(\s?(?:%|percent\b))?(?:\s?(k|thousand|million)\b)?",
+        re.IGNORECASE,
+    )
+
+
+@cache
+def _reader(language: str) -> _Reader:
+    """English reads "Mar 3, 2024" and "1,234.50"; another language also its own month names
+    ("3. März 2024", "3 مارس 2024") and separators ("1.234,50") as babel writes them."""
+    w = wording(language)
+    names = {name.casefold(): i for i, name in enumerate(_MONTH_NAMES, start=1)}
+    month, flags, dot = _MONTH, re.NOFLAG, ""
+    if w.code != ENGLISH:
+        flags, dot = re.IGNORECASE, r"\.?"  # "3. März 2024"
+        names = {}
+        for context in ("format", "stand-alone"):
+            for width in ("wide", "abbreviated"):
+                for number, name in w.locale.months[context][width].items():
+                    names[name.casefold().rstrip(".")] = number
+        spelled = sorted(names, key=len, reverse=True)
+        month = "(" + "|".join(re.escape(n) for n in spelled) + r")\.?"
+    group, decimal = w.separators()[1], w.separators()[0]
+    return _Reader(
+        group=group,
+        decimal=decimal,
+        month_names=names,
+        month_day_year=re.compile(rf"\b{month} (\d{{1,2}}),? (\d{{4}})\b", flags),
+        day_month_year=re.compile(rf"\b(\d{{1,2}}){dot} {month},? (\d{{4}})\b", flags),
+        month_year=re.compile(rf"\b{month},? (\d{{4}})\b", flags),
+        month_day=re.compile(rf"\b{month} (\d{{1,2}})\b", flags),
+        figure=_figure_pattern(group, decimal),
+    )
 
 
 def _day(year: str, month: int, day: str) -> date | None:
@@ -95,34 +141,38 @@ class Mentions:
     month_days: list[tuple[str, tuple[int, int]]] = field(default_factory=list)  # (month, day)
 
 
-def mentions(text: str) -> Mentions:
-    """Every figure (with $, commas, %, k/thousand/million), day and month written in ``text``."""
+def mentions(text: str, language: str = ENGLISH) -> Mentions:
+    """Every figure (with $, separators, %, k/thousand/million), day and month written in
+    ``text``, read as ``language`` writes them."""
     found = Mentions()
+    reader = _reader(language)
+    month_of = reader.month
 
     def day(match: re.Match[str], year: int, month: int, dom: int) -> str:
         found.days.append((match.group(), _day(match.group(year), month, match.group(dom))))
         return " "
 
     def month_year(match: re.Match[str]) -> str:
-        found.months.append((match.group(), (int(match.group(2)), _month(match.group(1)))))
+        found.months.append((match.group(), (int(match.group(2)), month_of(match.group(1)))))
         return " "
 
     def month_day(match: re.Match[str]) -> str:
-        found.month_days.append((match.group(), (_month(match.group(1)), int(match.group(2)))))
+        found.month_days.append((match.group(), (month_of(match.group(1)), int(match.group(2)))))
         return " "
 
     text = _NOT_FIGURES.sub(" ", text)
     text = _ISO_DAY.sub(lambda m: day(m, 1, int(m[2]), 3), text)
-    text = _MONTH_DAY_YEAR.sub(lambda m: day(m, 3, _month(m[1]), 2), text)
-    text = _DAY_MONTH_YEAR.sub(lambda m: day(m, 3, _month(m[2]), 1), text)
-    text = _MONTH_YEAR.sub(month_year, text)
-    text = _MONTH_DAY.sub(month_day, text)
-    for match in _FIGURE.finditer(text):
+    text = reader.month_day_year.sub(lambda m: day(m, 3, month_of(m[1]), 2), text)
+    text = reader.day_month_year.sub(lambda m: day(m, 3, month_of(m[2]), 1), text)
+    text = reader.month_year.sub(month_year, text)
+    text = reader.month_day.sub(month_day, text)
+    for match in reader.figure.finditer(text):
         whole, fraction, percent, scale = match.groups()
+        fraction = fraction and "." + fraction[len(reader.decimal) :]
         found.figures.append(
             Figure(
                 raw=match.group().strip(),
-                value=Decimal(whole.replace(",", "") + (fraction or "")),
+                value=Decimal(whole.replace(reader.group, "") + (fraction or "")),
                 decimals=len(fraction) - 1 if fraction else 0,
                 scale=_SCALES[scale.lower()] if scale else Decimal(1),
                 percent=bool(percent),
@@ -143,6 +193,7 @@ class Facts:
     days: set[date] = field(default_factory=set)
     months: set[tuple[int, int]] = field(default_factory=set)
     month_days: set[tuple[int, int]] = field(default_factory=set)
+    language: str = ENGLISH  # how the answer writes figures and dates
 
     def add_numbers(self, *values: Decimal | int | None) -> None:
         self.numbers.update(Decimal(v) for v in values if v is not None)
@@ -158,8 +209,9 @@ class Facts:
         self.months.add((year, month))
         self.numbers.add(Decimal(year))  # "in 2024"
 
-    def add_text(self, text: str) -> None:
-        found = mentions(text)
+    def add_text(self, text: str, language: str = ENGLISH) -> None:
+        """The figures, days and months of ``text``, written as ``language`` writes them."""
+        found = mentions(text, language)
         for figure in found.figures:
             (self.percents if figure.percent else self.numbers).add(figure.value * figure.scale)
         self.add_days(*(day for _, day in found.days))
@@ -168,7 +220,7 @@ class Facts:
         self.month_days.update(month_day for _, month_day in found.month_days)
 
     def problems(self, text: str) -> list[str]:
-        found = mentions(text)
+        found = mentions(text, self.language)
         bad = [
             f.raw
             for f in found.figures
@@ -218,16 +270,17 @@ def _add_result(facts: Facts, plan: IntentPlan, result: Result | None) -> None:
 
 def facts_for(answer: Answer, passages: Iterable[str]) -> Facts:
     """Everything computed for ``answer``, plus the figures of its text, sources and passages."""
-    facts = Facts()
+    facts = Facts(language=answer.language)
     plan = answer.plan
     facts.add_days(plan.date_from, plan.date_to)
     facts.add_numbers(plan.min_amount, plan.max_amount)
     _add_result(facts, plan, answer.result)
     for citation in answer.citations:
         facts.add_numbers(citation.page)
-        facts.add_text(citation.source)
-    for text in (answer.text, *passages):
-        facts.add_text(text)
+        facts.add_text(citation.source, answer.language)
+    facts.add_text(answer.text, answer.language)
+    for passage in passages:  # statement text, as the bank printed it
+        facts.add_text(passage)
     return facts
 
 
@@ -385,6 +438,21 @@ def _account_numbers(answer: Answer) -> tuple[str, ...]:
     return ()
 
 
+def _in_language(answer: Answer) -> str:
+    """What the prompt adds for an answer in a language other than English."""
+    if answer.language == ENGLISH:
+        return ""
+    name = wording(answer.language).locale.english_name
+    return "\n" + WRITE_IN.format(language=name)
+
+
+WRITE_IN = (
+    "Write your text in {language}, the language of the question and of the computed answer. "
+    "Write every number, amount and date exactly as the computed answer writes them, with the "
+    "same digits and separators."
+)
+
+
 class GeminiComposer:
     """Composer protocol: Gemini words the answer; the computed numbers stay the authority."""
 
@@ -409,7 +477,7 @@ class GeminiComposer:
             return None
         passages = _passages(answer)
         known = _account_numbers(answer)
-        prompt = composer_prompt(question, answer, passages, known)
+        prompt = composer_prompt(question, answer, passages, known) + _in_language(answer)
         return Draft(answer, prompt, facts_for(answer, passages.values()), known)
 
     def compose(self, question: str, answer: Answer) -> Answer:

@@ -1,166 +1,313 @@
 """How money, days, periods, metrics, accounts and filters read in answers, charts, tables and
-pages: one definition for every surface (the composer, the CLI and the UI)."""
+pages: one definition for every surface (the composer, the CLI and the UI), in every language.
+
+The words and sentence patterns are data, ``templates/<code>.toml`` per language; a language
+that lacks a key reads it from English. ``wording(code)`` is the accessor; money, days and
+numbers of languages other than English are written by babel for the language's locale, with
+Latin digits so figures stay readable and checkable. The module-level functions are English.
+"""
 
 from __future__ import annotations
 
+import tomllib
 from datetime import date, timedelta
 from decimal import Decimal
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from babel import Locale
+from babel.dates import format_date
+from babel.numbers import (
+    format_currency,
+    format_decimal,
+    get_currency_symbol,
+    get_decimal_symbol,
+    get_group_symbol,
+)
 
 from elastic.masking import mask_account
 from elastic.model.plan import CompareSide, Direction, Intent, IntentPlan, Interval, Metric
 
+TEMPLATES = Path(__file__).with_name("templates")
+ENGLISH = "en"
+DIGITS = "latn"  # Latin digits in every language: "1,234.50", never "١٬٢٣٤٫٥٠"
 CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
-DIRECTION_NOUN = {
-    Direction.out: "spending",
-    Direction.in_: "income",
-    Direction.net: "net cash flow",
-    Direction.any: "transactions",
-}
-INTERVAL_ADVERB = {
-    Interval.day: "Daily",
-    Interval.week: "Weekly",
-    Interval.month: "Monthly",
-    Interval.quarter: "Quarterly",
-    Interval.year: "Yearly",
-}
-FACT_LABELS = {
-    "opening_balance": "opening balance",
-    "closing_balance": "closing balance",
-    "available_balance": "available balance",
-    "money_in": "money in",
-    "money_out": "money out",
-    "fees": "fees charged",
-    "interest": "interest charged",
-    "amount_due": "amount due",
-    "minimum_payment": "minimum payment",
-    "due_date": "payment due date",
-    "credit_limit": "credit limit",
-    "apr": "APR",
-}
-METRIC_LABEL = {
-    Metric.sum: "Total",
-    Metric.avg: "Average",
-    Metric.count: "Count",
-    Metric.min: "Smallest",
-    Metric.max: "Largest",
-}
-METRIC_WORD = {m: METRIC_LABEL[m].lower() for m in (Metric.avg, Metric.min, Metric.max)}
+TABLE_COLUMNS = ("date", "description", "merchant", "category", "account", "amount")
 
 
-def figure_noun(metric: Metric, direction: Direction, per: Interval | None = None) -> str:
-    """What one figure is: ``Spending``, ``Average income per month``, ``Number of
-    transactions``, ``Largest spending transaction``."""
-    noun = DIRECTION_NOUN[direction]
-    if metric is Metric.count:
-        return "Number of transactions"
-    if per:
-        return f"Average {noun} per {per.value}"
-    if metric is Metric.sum:
-        return noun.capitalize()
-    return f"{METRIC_WORD[metric].capitalize()} {noun} transaction"
+def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in table.items():
+        if isinstance(value, dict):
+            flat |= _flatten(value, f"{prefix}{key}.")
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
 
 
-def currency_symbol(currency: str) -> str:
-    """The symbol put before amounts; the ISO code and a space when there is none."""
-    return CURRENCY_SYMBOLS.get(currency, f"{currency} ")
+def _read(folder: Path, code: str) -> dict[str, Any]:
+    path = folder / f"{code}.toml"
+    return _flatten(tomllib.loads(path.read_text("utf-8"))) if path.is_file() else {}
 
 
-def money(value: Decimal | None, currency: str = "USD") -> str:
-    if value is None:
-        return "n/a"
-    sign = "-" if value < 0 else ""
-    return f"{sign}{currency_symbol(currency)}{abs(value):,.2f}"
+class Wording:
+    """The words of one language: ``text(key, **fields)`` fills a sentence pattern; the other
+    methods word money, days, periods, filters and figures."""
+
+    def __init__(self, code: str, folder: Path = TEMPLATES) -> None:
+        own = _read(folder, code) if code != ENGLISH else {}
+        self.code = code if own else ENGLISH
+        self._strings = {**_read(folder, ENGLISH), **own}
+        self.locale = Locale.parse(self._strings["format.locale"])
+        self._babel = bool(self._strings["format.babel"])
+
+    # --- sentence patterns -------------------------------------------------------------------
+
+    def text(self, key: str, **fields: object) -> str:
+        """The language's pattern ``key`` (English when the language lacks it), filled."""
+        return str(self._strings[key]).format(**fields)
+
+    def has(self, key: str) -> bool:
+        return key in self._strings
+
+    def text_pattern(self, key: str) -> str:
+        """Pattern ``key`` unfilled, fields in braces."""
+        return str(self._strings[key])
+
+    def keys(self, prefix: str) -> list[str]:
+        """The keys starting with ``prefix``, in the order the templates list them."""
+        return [key for key in self._strings if key.startswith(prefix)]
+
+    @property
+    def direction(self) -> str:
+        """How the language runs on a page: ``ltr`` or ``rtl`` (an HTML ``dir``)."""
+        return str(self._strings["format.direction"])
+
+    def table_columns(self) -> dict[str, str]:
+        """Column labels of transaction tables: date, description, merchant, category,
+        account and amount."""
+        return {name: self.text(f"column.{name}") for name in TABLE_COLUMNS}
+
+    # --- numbers, money, days ----------------------------------------------------------------
+
+    def number(self, value: int | Decimal) -> str:
+        """A count or figure with the language's grouping and its decimals as computed:
+        ``1,234`` / ``1.234``, ``19.0`` / ``19,0``."""
+        if not self._babel:
+            return f"{value:,}"
+        places = -value.as_tuple().exponent if isinstance(value, Decimal) else 0
+        pattern = "#,##0" + ("." + "0" * places if places > 0 else "")
+        return format_decimal(value, format=pattern, locale=self.locale, numbering_system=DIGITS)
+
+    def percent(self, value: Decimal | str) -> str:
+        """``12.5%``: a rate as stated (an APR), in the language's decimals."""
+        shown = value if isinstance(value, str) or not self._babel else self.number(value)
+        return self.text("format.percent", value=shown)
+
+    def change(self, pct: Decimal) -> str:
+        """A signed change in percent: ``+12.5%``, ``-3%``."""
+        sign = "+" if pct >= 0 else "-"
+        shown = f"{pct:+}" if not self._babel else sign + self.number(abs(pct))
+        return self.text("format.change", value=shown)
+
+    def currency_symbol(self, currency: str) -> str:
+        """The symbol put before amounts; the ISO code and a space when there is none."""
+        if self._babel:
+            return get_currency_symbol(currency, self.locale)
+        return CURRENCY_SYMBOLS.get(currency, f"{currency} ")
+
+    def separators(self) -> str:
+        """The decimal then the group separator of the language's numbers (plotly's
+        ``separators``)."""
+        decimal = get_decimal_symbol(self.locale, numbering_system=DIGITS)
+        return decimal + get_group_symbol(self.locale, numbering_system=DIGITS)
+
+    def money(self, value: Decimal | None, currency: str = "USD", decimals: int = 2) -> str:
+        """An amount with its currency: ``-$1,234.50``, ``-1.234,50 $``, ``‏-1,234.50 US$``;
+        ``decimals=0`` rounds it to whole units (chart labels)."""
+        if value is None:
+            return self.text("format.money_missing")
+        if self._babel:
+            pattern = self.locale.currency_formats["standard"].pattern
+            if not decimals:
+                pattern = pattern.replace(".00", "")
+            return format_currency(
+                value,
+                currency,
+                format=pattern,
+                locale=self.locale,
+                currency_digits=False,
+                numbering_system=DIGITS,
+            )
+        sign = "-" if value < 0 else ""
+        return f"{sign}{self.currency_symbol(currency)}{abs(value):,.{decimals}f}"
+
+    def day_label(self, day: date) -> str:
+        return format_date(day, self._strings["format.day"], locale=self.locale)
+
+    def month_label(self, day: date) -> str:
+        return format_date(day, self._strings["format.month"], locale=self.locale)
+
+    def plural(self, count: int, noun: str) -> str:
+        """``1 transaction``, ``12 transactions``: ``noun`` is a key of ``plural`` (the
+        English singular, spaces as ``_``), worded by the language's plural rules."""
+        form = self.locale.plural_form(count)
+        key = f"plural.{noun.replace(' ', '_')}"
+        pattern = self._strings.get(f"{key}.{form}", self._strings[f"{key}.other"])
+        return str(pattern).format(count=self.number(count))
+
+    # --- metrics and directions --------------------------------------------------------------
+
+    def direction_noun(self, direction: Direction) -> str:
+        return self.text(f"direction.{direction.value}")
+
+    def direction_title(self, direction: Direction) -> str:
+        return self.text(f"direction_title.{direction.value}")
+
+    def interval_adverb(self, interval: Interval) -> str:
+        return self.text(f"interval_adverb.{interval.value}")
+
+    def unit(self, interval: Interval) -> str:
+        return self.text(f"unit.{interval.value}")
+
+    def metric_label(self, metric: Metric) -> str:
+        return self.text(f"metric_label.{metric.value}")
+
+    def metric_word(self, metric: Metric) -> str:
+        return self.text(f"metric_word.{metric.value}")
+
+    def group_word(self, group: str | None) -> str:
+        return self.text(f"group.{group or 'group'}")
+
+    def fact_label(self, name: str) -> str:
+        key = f"fact.{name}"
+        return self.text(key) if self.has(key) else name.replace("_", " ")
+
+    def figure_noun(self, metric: Metric, direction: Direction, per: Interval | None = None) -> str:
+        """What one figure is: ``Spending``, ``Average income per month``, ``Number of
+        transactions``, ``Largest spending transaction``."""
+        noun = self.direction_noun(direction)
+        if metric is Metric.count:
+            return self.text("figure.count")
+        if per:
+            return self.text("figure.per", noun=noun, per=self.unit(per))
+        if metric is Metric.sum:
+            return self.text("figure.sum", noun_title=self.direction_title(direction))
+        return self.text("figure.extreme", metric_title=self.metric_label(metric), noun=noun)
+
+    # --- periods -----------------------------------------------------------------------------
+
+    def bucket_label(self, start: date, interval: str) -> str:
+        """How a trend bucket reads: ``November 2024``, ``Q4 2024``, ``week of Mar 3, 2025``."""
+        if interval == "month":
+            return self.month_label(start)
+        if interval == "quarter":
+            return self.text("period.quarter", quarter=(start.month - 1) // 3 + 1, year=start.year)
+        if interval == "year":
+            return str(start.year)
+        if interval == "week":
+            return self.text("period.week_of", day=self.day_label(start))
+        return self.day_label(start)
+
+    def period_range(self, date_from: date | None, date_to: date | None) -> str:
+        """``Jan 1, 2024 – Mar 31, 2024``; open ends read "since" / "until"; neither: all
+        dates."""
+        if date_from and date_to:
+            return self.text(
+                "period.range", start=self.day_label(date_from), end=self.day_label(date_to)
+            )
+        if date_from:
+            return self.text("period.since", day=self.day_label(date_from))
+        if date_to:
+            return self.text("period.until", day=self.day_label(date_to))
+        return self.text("period.all")
+
+    def period_name(self, date_from: date | None, date_to: date | None) -> str:
+        """A period as people name it: ``2024``, ``Q1 2025``, ``H2 2024``, ``March 2025``,
+        ``week of Mar 3, 2025``, ``Mar 3, 2025``; otherwise its first and last day."""
+        if date_from is None or date_to is None:
+            return self.period_range(date_from, date_to)
+        if date_from == date_to:
+            return self.day_label(date_from)
+        after = date_to + timedelta(days=1)
+        months = (after.year - date_from.year) * 12 + after.month - date_from.month
+        if date_from.day == 1 and after.day == 1:
+            start_month = date_from.month - 1
+            if months == 12 and start_month == 0:
+                return str(date_from.year)
+            if months == 6 and start_month % 6 == 0:
+                return self.text("period.half", half=start_month // 6 + 1, year=date_from.year)
+            if months == 3 and start_month % 3 == 0:
+                return self.bucket_label(date_from, "quarter")
+            if months == 1:
+                return self.bucket_label(date_from, "month")
+        if date_from.weekday() == 0 and (date_to - date_from).days == 6:
+            return self.bucket_label(date_from, "week")
+        return self.period_range(date_from, date_to)
+
+    def describe_period(self, plan: IntentPlan) -> str:
+        """The plan's dates as a sentence ends: ``from Jan 1, 2024 to Mar 31, 2024``."""
+        if plan.date_from and plan.date_from == plan.date_to:
+            return self.text("period.on", day=self.day_label(plan.date_from))
+        if plan.date_from and plan.date_to:
+            return self.text(
+                "period.between",
+                start=self.day_label(plan.date_from),
+                end=self.day_label(plan.date_to),
+            )
+        if plan.date_from:
+            return self.text("period.since", day=self.day_label(plan.date_from))
+        if plan.date_to:
+            return self.text("period.until", day=self.day_label(plan.date_to))
+        return self.text("period.everything")
+
+    def names(self, names: list[str]) -> str:
+        return self.text("filter.list_separator").join(names)
+
+    def describe_filters(self, plan: IntentPlan) -> str:
+        """The plan's filters as words: ``on Dining at Starbucks in Checking of at least
+        $100.00``."""
+        parts = []
+        for field in ("categories", "merchants", "accounts"):
+            if values := getattr(plan, field):
+                parts.append(self.text(f"filter.{field}", names=self.names(values)))
+        if plan.currency:
+            parts.append(self.text("filter.currency", currency=plan.currency))
+        if plan.min_amount is not None and plan.min_amount == plan.max_amount:
+            parts.append(self.text("filter.exactly", amount=self.money(plan.min_amount)))
+        else:
+            if plan.min_amount is not None:
+                parts.append(self.text("filter.at_least", amount=self.money(plan.min_amount)))
+            if plan.max_amount is not None:
+                parts.append(self.text("filter.at_most", amount=self.money(plan.max_amount)))
+        if plan.text and plan.intent is not Intent.text_qa:
+            parts.append(self.text("filter.text", text=plan.text))
+        return " ".join(parts)
+
+    def side_label(self, side: CompareSide) -> str:
+        """What one side of a comparison names: ``Q1 2025``, ``Amazon``, ``Dining,
+        Groceries``."""
+        names = ", ".join([*side.categories, *side.merchants, *side.accounts])
+        period = self.period_name(side.date_from, side.date_to) if side.has_period else ""
+        return " · ".join(part for part in (names, period) if part)
 
 
-def day_label(day: date) -> str:
-    return day.strftime("%b %-d, %Y")
+@cache
+def wording(code: str = ENGLISH) -> Wording:
+    """The wording of language ``code`` ("en", "ar", "de"); English for a language without
+    templates."""
+    return Wording(code)
 
 
-def bucket_label(start: date, interval: str) -> str:
-    """How a trend bucket reads: ``November 2024``, ``Q4 2024``, ``week of Mar 3, 2025``."""
-    if interval == "month":
-        return start.strftime("%B %Y")
-    if interval == "quarter":
-        return f"Q{(start.month - 1) // 3 + 1} {start.year}"
-    if interval == "year":
-        return str(start.year)
-    if interval == "week":
-        return f"week of {day_label(start)}"
-    return day_label(start)
-
-
-def plural(count: int, noun: str) -> str:
-    """``1 transaction``, ``12 transactions``."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
-
-
-def period_range(date_from: date | None, date_to: date | None) -> str:
-    """``Jan 1, 2024 – Mar 31, 2024``; open ends read "since" / "until"; neither: all dates."""
-    if date_from and date_to:
-        return f"{day_label(date_from)} – {day_label(date_to)}"
-    if date_from:
-        return f"since {day_label(date_from)}"
-    return f"until {day_label(date_to)}" if date_to else "all dates"
-
-
-def period_name(date_from: date | None, date_to: date | None) -> str:
-    """A period as people name it: ``2024``, ``Q1 2025``, ``H2 2024``, ``March 2025``, ``week
-    of Mar 3, 2025``, ``Mar 3, 2025``; otherwise its first and last day (``period_range``)."""
-    if date_from is None or date_to is None:
-        return period_range(date_from, date_to)
-    if date_from == date_to:
-        return day_label(date_from)
-    after = date_to + timedelta(days=1)
-    months = (after.year - date_from.year) * 12 + after.month - date_from.month
-    if date_from.day == 1 and after.day == 1:
-        start_month = date_from.month - 1
-        if months == 12 and start_month == 0:
-            return str(date_from.year)
-        if months == 6 and start_month % 6 == 0:
-            return f"H{start_month // 6 + 1} {date_from.year}"
-        if months == 3 and start_month % 3 == 0:
-            return bucket_label(date_from, "quarter")
-        if months == 1:
-            return bucket_label(date_from, "month")
-    if date_from.weekday() == 0 and (date_to - date_from).days == 6:
-        return bucket_label(date_from, "week")
-    return period_range(date_from, date_to)
-
-
-def describe_period(plan: IntentPlan) -> str:
-    """The plan's dates as a sentence ends: ``from Jan 1, 2024 to Mar 31, 2024``."""
-    if plan.date_from and plan.date_from == plan.date_to:
-        return f"on {day_label(plan.date_from)}"
-    if plan.date_from and plan.date_to:
-        return f"from {day_label(plan.date_from)} to {day_label(plan.date_to)}"
-    if plan.date_from:
-        return f"since {day_label(plan.date_from)}"
-    if plan.date_to:
-        return f"until {day_label(plan.date_to)}"
-    return "across all your transactions"
-
-
-def describe_filters(plan: IntentPlan) -> str:
-    """The plan's filters as words: ``on Dining at Starbucks in Checking of at least $100.00``."""
-    parts = []
-    if plan.categories:
-        parts.append("on " + ", ".join(plan.categories))
-    if plan.merchants:
-        parts.append("at " + ", ".join(plan.merchants))
-    if plan.accounts:
-        parts.append("in " + ", ".join(plan.accounts))
-    if plan.currency:
-        parts.append(f"in {plan.currency}")
-    if plan.min_amount is not None and plan.min_amount == plan.max_amount:
-        parts.append(f"of {money(plan.min_amount)}")
-    else:
-        if plan.min_amount is not None:
-            parts.append(f"of at least {money(plan.min_amount)}")
-        if plan.max_amount is not None:
-            parts.append(f"of at most {money(plan.max_amount)}")
-    if plan.text and plan.intent is not Intent.text_qa:
-        parts.append(f'matching "{plan.text}"')
-    return " ".join(parts)
+_EN = wording(ENGLISH)
+currency_symbol = _EN.currency_symbol
+money = _EN.money
+day_label = _EN.day_label
+bucket_label = _EN.bucket_label
+period_range = _EN.period_range
+period_name = _EN.period_name
+side_label = _EN.side_label
 
 
 def account_label(name: str, account_no: str) -> str:
@@ -171,10 +318,3 @@ def account_label(name: str, account_no: str) -> str:
 def account_option_label(name: str, bank_name: str, account_no: str) -> str:
     """An account in a selection list: ``Checking · Chase ***1234`` (the number masked)."""
     return f"{name} · {bank_name} {mask_account(account_no)}".strip()
-
-
-def side_label(side: CompareSide) -> str:
-    """What one side of a comparison names: ``Q1 2025``, ``Amazon``, ``Dining, Groceries``."""
-    names = ", ".join([*side.categories, *side.merchants, *side.accounts])
-    period = period_name(side.date_from, side.date_to) if side.has_period else ""
-    return " · ".join(part for part in (names, period) if part)

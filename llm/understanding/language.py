@@ -1,8 +1,8 @@
 """Which language a question is written in, so its answer can be written in the same one.
 
 The cues are data in the lexicons: a language's ``letters`` (a character class, for scripts
-such as Arabic) or its ``markers`` (common words, for languages written in Latin letters).
-English is the default.
+such as Arabic) or its ``markers`` (common words, for languages written in Latin letters, and
+the words it ``rewrite``s that are spelled with letters English lacks). English is the default.
 """
 
 from __future__ import annotations
@@ -28,7 +28,14 @@ def _cues() -> tuple[list[tuple[str, re.Pattern[str]]], list[tuple[str, frozense
             by_letters.append((language.code, re.compile(letters)))
         markers = language.get("language.markers")
         if markers:
-            by_markers.append((language.code, frozenset(markers)))
+            # Words the router rewrites that are spelled with letters English does not use
+            # ("überziehungsgebühr") mark the language too; "saldo" may be a name.
+            rewritten = (
+                word
+                for word in language.get("rewrite") or {}
+                if " " not in word and not word.isascii()
+            )
+            by_markers.append((language.code, frozenset([*markers, *rewritten])))
     return by_letters, by_markers
 
 
