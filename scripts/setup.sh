@@ -4,7 +4,8 @@
 #   scripts/setup.sh test     also what the tests need: the local Elasticsearch node's jars
 #                             (Maven Central), Debian's Chromium for the browser tests and
 #                             Tesseract OCR (English and German) for scanned statements, and
-#                             the bench extra (the suite runs the benchmark at a tiny size)
+#                             the bench extra (the suite runs the benchmark at a tiny size),
+#                             and axe-core (npm) for the accessibility checks in the browser
 #   scripts/setup.sh bench    also what `make bench` needs: the bench extra (DuckDB, kaleido,
 #                             psutil), the local Elasticsearch node's jars and Debian's Chromium
 #                             (kaleido drives it to export the charts)
@@ -33,6 +34,10 @@ if [ -n "$MODE" ]; then
   echo "==> building the local Elasticsearch node (Maven Central)"
   mvn -q -B -Dstyle.color=never -f scripts/es_node/pom.xml package dependency:copy-dependencies \
     -DincludeScope=runtime
+fi
+if [ "$MODE" = "test" ]; then
+  echo "==> installing axe-core for the accessibility tests (npm, into .cache/npm)"
+  npm install --prefix .cache/npm --no-save --no-audit --no-fund --silent axe-core@4.10
 fi
 MISSING=()
 for package in "${DEBIAN[@]}"; do

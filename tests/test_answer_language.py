@@ -345,3 +345,31 @@ def test_messages_from_every_layer_are_worded(pipeline: ChatPipeline) -> None:
         ), worded
     assert "„Chase“" in reword(unknown, german) and "***8831" in reword(unknown, german)
     assert reword(unknown, wording("en")) == unknown
+
+
+@pytest.mark.parametrize("language", ["ar", "de"])
+def test_tables_and_chart_summaries_are_in_the_language_of_the_question(
+    pipeline: ChatPipeline, language: str
+) -> None:
+    from ui.chart_summary import chart_summaries
+    from ui.frames import transaction_labels
+    from ui.tables import transactions_html
+
+    index = 1 if language == "ar" else 2
+    words = wording(language)
+    listing = pipeline.ask(QUESTIONS["listing"][index], SAMPLE_USER, AS_OF)
+    table = transactions_html(listing.result.rows, listing.language)
+    labels = transaction_labels(language)
+    assert labels["merchant"] == words.text("column.merchant") != "Merchant"
+    assert all(f">{label}</th>" in table for label in labels.values())
+    assert f'dir="{words.direction}"' in table
+    for row in listing.result.rows:
+        assert words.money(row.amount, row.currency) in table
+
+    english = pipeline.ask(QUESTIONS["trend"][0], SAMPLE_USER, AS_OF)
+    trend = pipeline.ask(QUESTIONS["trend"][index], SAMPLE_USER, AS_OF)
+    [summary] = chart_summaries(trend)
+    [english_summary] = chart_summaries(english)
+    assert "highest" in english_summary and "highest" not in summary
+    assert words.text("summary.extremes", high="", low="").split()[0] in summary
+    assert _numbers(summary) == _numbers(english_summary)

@@ -1,5 +1,6 @@
 """The chat draws a comparison as side-by-side bars (Streamlit ``AppTest``, real embedded store):
-one bar per side, its value checked against the pandas reference."""
+one bar per side, its value checked against the pandas reference, and the same values said in
+the caption under the chart."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from elastic.model.plan import Intent, IntentPlan
+from llm.answering.wording import money
 from llm.embeddings import LocalEmbedder
 from scripts.sample_data import SampleSet
 from tests import pandas_reference as ref
 from tests.app_server import APP, ingest_sample_into
+from tests.test_hostile_markup import read_back
 
 
 @pytest.fixture(scope="module")
@@ -52,3 +55,6 @@ def test_a_comparison_draws_one_bar_per_side(
     want = ref.compare(ref.load(sample_set.transactions_csv), plan)
     assert [Decimal(str(y)) for y in bars["y"]] == [side["value"] for side in want["sides"]]
     assert figure["layout"]["title"]["text"] == "Spending — Dining"
+    first, second = (money(side["value"]) for side in want["sides"])
+    (summary,) = [c.value for c in at.caption if c.value.startswith("Spending")]
+    assert read_back(summary).startswith(f"Spending. Q1 2025: {first}, Q2 2025: {second}; change")

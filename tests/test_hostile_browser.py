@@ -160,7 +160,7 @@ def test_hostile_names_stay_text_and_nothing_reaches_outside(
 
         with steps.step("listing"):
             ask(page, "List my transactions in 2024")
-            expect(last_answer(page).get_by_test_id("stDataFrame")).to_be_visible()
+            expect(last_answer(page).locator("table.fs-tx")).to_be_visible()
             check_page()
 
         with steps.step("by-category"):

@@ -8,15 +8,18 @@ import html
 import re
 from datetime import date
 from decimal import Decimal
+from html.parser import HTMLParser
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Interval, Metric
+from elastic.model.records import Transaction
 from elastic.model.results import AggregateResult, Bucket, Group, TrendResult
 from llm.answering.answer import Citation
 from ui.answer_text import inert_text, link_citations, plain_figure_text, plain_markdown
 from ui.figures import groups_figure, metric_label, trend_figure
+from ui.tables import transactions_html
 
 HOSTILE = (
     '<a href="http://evil.example/plotly">Fees</a>',
@@ -110,3 +113,45 @@ def test_streamed_text_is_inert_however_it_is_split(cuts: list[int]) -> None:
         assert "<" not in shown and not re.search(r"(?<!\\)\[", shown)
         assert not _AUTOLINK.search(shown.replace("\\", ""))
     assert "\\$35" in shown and "\\*\\*\\*8831" in shown
+
+
+class _TableReader(HTMLParser):
+    """The tags and the text of each cell of an HTML table, as a browser reads them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: set[str] = set()
+        self.titles: list[str] = []
+        self.cells: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        self.titles.extend(value or "" for name, value in attrs if name == "title")
+        if tag in ("td", "th"):
+            self.cells.append("")
+
+    def handle_data(self, data: str) -> None:
+        if self.cells:
+            self.cells[-1] += data
+
+
+@given(st.one_of(st.text(), st.sampled_from(HOSTILE)), st.sampled_from(HOSTILE))
+def test_transaction_tables_show_every_cell_as_text(description: str, merchant: str) -> None:
+    row = Transaction(
+        transaction_id="t-1",
+        date=date(2025, 3, 14),
+        description=description,
+        amount=Decimal("-12.50"),
+        currency="USD",
+        category=HOSTILE[0],
+        merchant=merchant,
+        account_no="4402718831",
+        account_name=HOSTILE[3],
+        bank_name="First Bank",
+    )
+    reader = _TableReader()
+    reader.feed(transactions_html([row]))
+    assert reader.tags == {"div", "table", "thead", "tbody", "tr", "th", "td"}
+    assert description in reader.cells
+    assert merchant in reader.cells and HOSTILE[0] in reader.cells
+    assert description in reader.titles

@@ -4,9 +4,11 @@ sample data: the numbers on screen are checked against the sample CSV computed i
 from __future__ import annotations
 
 import json
+import re
 import time
 from datetime import date, timedelta
 from decimal import Decimal
+from io import StringIO
 from pathlib import Path
 
 import pandas as pd
@@ -115,6 +117,18 @@ def answer_markdown(at: AppTest, turn: int) -> str:
     return texts[0]
 
 
+def shown_tables(at: AppTest) -> list[pd.DataFrame]:
+    """The transaction tables on the page as a reader sees them, with amounts (shown signed,
+    "-$12.50" or "+$2,500.00") read back as numbers."""
+    frames = []
+    for element in at.html:
+        if 'class="fs-tx"' in element.value:
+            (frame,) = pd.read_html(StringIO(element.value))
+            frame["Amount"] = [float(re.sub(r"[^0-9.+-]", "", text)) for text in frame["Amount"]]
+            frames.append(frame)
+    return frames
+
+
 def test_empty_chat_shows_example_questions(app: AppTest) -> None:
     labels = [b.label for b in app.button if b.key and b.key.startswith("example-")]
     assert labels == list(EXAMPLE_QUESTIONS)
@@ -140,7 +154,7 @@ def test_aggregate_answer_has_metric_citation_and_rows_behind(
     assert [m.value for m in app.metric] == [money(total), f"{count:,}"]
 
     app.button(key="cite-0-1").click().run()
-    rows = app.dataframe[-1].value  # the viewer dialog renders after the chat
+    rows = shown_tables(app)[-1]  # the viewer dialog renders after the chat
     assert len(rows) == count
     assert set(rows["Category"]) == {"Groceries"}
 
@@ -157,18 +171,28 @@ def test_trend_answer_draws_a_line_per_month(app: AppTest, transactions: pd.Data
     assert "Monthly spending" in figure["layout"]["title"]["text"]
 
 
-def test_grouped_aggregate_has_chart_and_pie_toggle(app: AppTest) -> None:
+def test_grouped_aggregate_has_chart_and_pie_toggle(
+    app: AppTest, transactions: pd.DataFrame
+) -> None:
     ask(app, "How much did I spend in total in 2024 by category?")
     assert len(app.get("plotly_chart")) == 1
+    spend = transactions[
+        (transactions["date"].dt.year == 2024)
+        & (transactions["amount"] < 0)
+        & (transactions["category"] != "Transfers")
+    ]
+    by_category = -spend.groupby("category")["amount"].sum()
+    summary = " ".join(c.value for c in app.caption).replace("\\", "")
+    assert f"largest {by_category.idxmax()} ({money(by_category.max())})" in summary
+    assert f"smallest {by_category.idxmin()} ({money(by_category.min())})" in summary
     app.toggle(key="turn-0-pie").set_value(True).run()
     figure = json.loads(app.get("plotly_chart")[0].proto.spec)
     assert figure["data"][0]["type"] == "pie"
 
 
-def test_listing_is_a_sortable_table_with_masked_accounts(app: AppTest) -> None:
+def test_listing_is_a_table_with_masked_accounts_and_a_download(app: AppTest) -> None:
     ask(app, "List the five largest card payments in March 2025")
-    (table,) = app.dataframe
-    frame = table.value
+    (frame,) = shown_tables(app)
     assert len(frame) == 5
     assert list(frame["Amount"]) == sorted(frame["Amount"])  # largest money out first
     assert all(account.endswith("***4321") for account in frame["Account"])
@@ -246,10 +270,10 @@ def test_sources_page_lists_statements_and_pages_transactions(
     statements = at.dataframe[0].value
     assert len(statements) == len(sample_set.statement_pdfs)
     assert not statements["Account"].str.contains(FULL_CHECKING_NUMBER).any()
-    first = at.dataframe[1].value
+    first = shown_tables(at)[0]
     assert len(first) == 50
     next(b for b in at.button if b.label == "Next page").click().run()
-    second = at.dataframe[1].value
+    second = shown_tables(at)[0]
     assert len(second) == 50
     assert second["Date"].max() <= first["Date"].min()
     assert "Transactions 51–100 of" in " ".join(c.value for c in at.caption)
@@ -267,7 +291,7 @@ def test_uploaded_csv_is_reported_and_immediately_askable(
     assert "Detected **finsync\\-csv**: 2 transactions." in captions  # a format shown as text
     assert "1 row cannot be read; the report will list them." in captions
     assert not ingest.warning  # the file names its account, bank and currency
-    preview = ingest.dataframe[0].value
+    preview = shown_tables(ingest)[0]
     assert list(preview["Merchant"]) == ["Zephyr Kites", "Zephyr Kites"]
     assert list(preview["Category"]) == ["Hobbies", "Hobbies"]  # the user's own word, kept
     assert list(preview["Source"]) == ["kites.csv, line 2", "kites.csv, line 3"]
@@ -440,7 +464,7 @@ def test_a_layout_nothing_knows_is_mapped_by_hand_then_previewed(
     ingest.selectbox(key=f"{key}-map-description").set_value("What")
     ingest.selectbox(key=f"{key}-map-amount").set_value("How much").run()
     assert not ingest.exception, ingest.exception
-    preview = ingest.dataframe[0].value
+    preview = shown_tables(ingest)[0]
     assert list(preview["Amount"]) == [-12.5, 2.0]
     assert [str(d) for d in preview["Date"]] == ["2025-05-03", "2025-05-04"]
 

@@ -75,7 +75,8 @@ def _without_links(markdown: str, markers: Sequence[int]) -> str:
 
 def link_citations(text: str, turn: int, citations: Sequence[Citation]) -> str:
     """Markdown with HTML escaped, links and images made inert, and each known ``[N]`` turned
-    into a clickable chip.
+    into a chip that opens its source on a click, Enter or Space, named for screen readers
+    ("Source 1: Chase · Checking ***1234, page 3").
 
     The result is meant for ``st.markdown(..., unsafe_allow_html=True)``: escaping first means
     nothing from a document or a model can inject markup or reach outside the app; only the
@@ -91,8 +92,8 @@ def link_citations(text: str, turn: int, citations: Sequence[Citation]) -> str:
         title = html.escape(f"{citation.source}{where}", quote=True)
         return (
             f'<span class="fs-cite" role="button" tabindex="0" '
-            f'{CITE_ATTRIBUTE}="{citation_ref(turn, citation.n)}" title="{title}">'
-            f"{citation.n}</span>"
+            f'{CITE_ATTRIBUTE}="{citation_ref(turn, citation.n)}" title="{title}" '
+            f'aria-label="Source {citation.n}: {title}">{citation.n}</span>'
         )
 
     return _MARKER.sub(chip, _inert(text, list(sources)))

@@ -1,8 +1,9 @@
 """Clickable citations: inline ``[N]`` chips in the answer text and a source list under it.
 
 Streamlit markdown cannot hold widgets, so the chips are plain HTML (``ui/answer_text.py``) and
-one tiny JavaScript component listens for clicks on them anywhere on the page and sends the
-chip's ``turn:n`` back to Python as a trigger value. The buttons under each answer request the
+one tiny JavaScript component listens for clicks (and Enter or Space) on them anywhere on the
+page, sends the chip's ``turn:n`` back to Python as a trigger value, and gives the chip focus
+again when the dialog it opened closes. The buttons under each answer request the
 same viewer through session state, so both ways open one dialog per run.
 """
 
@@ -18,6 +19,11 @@ from ui.answer_text import CITE_ATTRIBUTE, parse_citation_ref, plain_markdown
 _REQUESTED = "citation_requested"
 
 _CLICK_CATCHER_JS = f"""
+// The chip that opened the dialog shown now: once that dialog closes (Escape, its close button
+// or a click outside), focus goes back to the chip, so keyboard users keep their place.
+let opener = null;
+let dialogSeen = false;
+
 export default function (component) {{
     const {{ parentElement, setTriggerValue }} = component;
     const page = parentElement.ownerDocument || document;
@@ -26,11 +32,27 @@ export default function (component) {{
         if (!chip) return;
         if (event.type === "keydown" && event.key !== "Enter" && event.key !== " ") return;
         event.preventDefault();
-        setTriggerValue("opened", chip.getAttribute("{CITE_ATTRIBUTE}"));
+        opener = chip.getAttribute("{CITE_ATTRIBUTE}");
+        dialogSeen = false;
+        setTriggerValue("opened", opener);
     }};
+    const refocus = () => {{
+        if (opener === null) return;
+        if (page.querySelector("[role=dialog]")) {{
+            dialogSeen = true;
+            return;
+        }}
+        if (!dialogSeen) return;
+        const chip = page.querySelector(`[{CITE_ATTRIBUTE}="${{opener}}"]`);
+        opener = null;
+        if (chip) chip.focus();
+    }};
+    const watcher = new MutationObserver(refocus);
+    watcher.observe(page.body, {{ childList: true, subtree: true }});
     page.addEventListener("click", open);
     page.addEventListener("keydown", open);
     return () => {{
+        watcher.disconnect();
         page.removeEventListener("click", open);
         page.removeEventListener("keydown", open);
     }};

@@ -10,66 +10,69 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from datetime import date, timedelta
+from decimal import Decimal
 
 import plotly.graph_objects as go
 
 from elastic.model.plan import Direction, GroupBy, IntentPlan, Interval, Metric
 from elastic.model.results import AggregateResult, Bucket, CompareResult, TrendResult
-from llm.answering.wording import (
-    DIRECTION_NOUN,
-    INTERVAL_ADVERB,
-    METRIC_LABEL,
-    bucket_label,
-    currency_symbol,
-    figure_noun,
-    period_range,
-    side_label,
-)
+from llm.answering.wording import ENGLISH, Wording, wording
 from ui.answer_text import plain_figure_text, plain_markdown
 
 CHART_HEIGHT = 380
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def _scope(plan: IntentPlan, plain: Callable[[str], str]) -> str:
+def _scope(plan: IntentPlan, plain: Callable[[str], str], w: Wording) -> str:
     """The plan's categories or merchants (made ``plain`` for where they are shown) and period."""
     names = plan.categories or plan.merchants
     parts = [plain(", ".join(names))] if names else []
-    parts.append(period_range(plan.date_from, plan.date_to))
-    return " · ".join(parts)
+    parts.append(w.period_range(plan.date_from, plan.date_to))
+    return w.text("chart.scope_separator").join(parts)
 
 
-def trend_title(plan: IntentPlan, result: TrendResult) -> str:
-    noun = DIRECTION_NOUN[result.direction]
-    return f"{INTERVAL_ADVERB[result.interval]} {noun} — {_scope(plan, plain_figure_text)}"
+def trend_title(plan: IntentPlan, result: TrendResult, language: str = ENGLISH) -> str:
+    w = wording(language)
+    return w.text(
+        "chart.trend_title",
+        adverb=w.interval_adverb(result.interval),
+        noun=w.direction_noun(result.direction),
+        scope=_scope(plan, plain_figure_text, w),
+    )
 
 
-def groups_title(plan: IntentPlan, result: AggregateResult) -> str:
-    noun = DIRECTION_NOUN[result.direction].capitalize()
+def groups_title(plan: IntentPlan, result: AggregateResult, language: str = ENGLISH) -> str:
+    w = wording(language)
+    noun = w.direction_title(result.direction)
     if result.metric is not Metric.sum:
-        noun = f"{METRIC_LABEL[result.metric]} {noun.lower()}"
-    by = plan.group_by.value if plan.group_by else "group"
-    return f"{noun} by {by} — {_scope(plan, plain_figure_text)}"
+        metric = w.metric_label(result.metric)
+        noun = w.text("chart.groups_metric", metric=metric, noun=w.direction_noun(result.direction))
+    by = w.group_word(plan.group_by.value if plan.group_by else None)
+    return w.text("chart.groups_title", noun=noun, by=by, scope=_scope(plan, plain_figure_text, w))
 
 
-def metric_label(plan: IntentPlan, result: AggregateResult) -> str:
+def metric_label(plan: IntentPlan, result: AggregateResult, language: str = ENGLISH) -> str:
     """The label of an ``st.metric``: Streamlit reads markdown there."""
-    noun = DIRECTION_NOUN[result.direction].capitalize()
+    w = wording(language)
+    scope = _scope(plan, plain_markdown, w)
+    noun = w.direction_title(result.direction)
+    lower = w.direction_noun(result.direction)
     if result.metric is Metric.count:
-        return f"Number of transactions · {_scope(plan, plain_markdown)}"
+        return w.text("chart.metric_count", scope=scope)
     if plan.per is not None:
-        noun = f"Average per {plan.per.value} ({noun.lower()})"
+        noun = w.text("chart.metric_per", per=w.unit(plan.per), noun=lower)
     elif result.metric is not Metric.sum:
-        noun = f"{METRIC_LABEL[result.metric]} transaction ({noun.lower()})"
-    return f"{noun} · {_scope(plan, plain_markdown)}"
+        noun = w.text("chart.metric_extreme", metric=w.metric_label(result.metric), noun=lower)
+    return w.text("chart.metric", noun=noun, scope=scope)
 
 
-def _hover(currency: str, with_name: bool, is_money: bool = True) -> str:
+def _hover(currency: str, with_name: bool, w: Wording, is_money: bool = True) -> str:
     """Hover text of a bucket: its period as answers name it (the trace's ``hovertext``)."""
     name = "%{fullData.name}: " if with_name else ""
     period = "%{hovertext}"
-    amount = f"{currency_symbol(currency)}%{{y:,.2f}}" if is_money else "%{y:,.0f}"
-    return f"{period}<br>{name}<b>{amount}</b> · %{{customdata}} transactions<extra></extra>"
+    amount = f"{w.currency_symbol(currency)}%{{y:,.2f}}" if is_money else "%{y:,.0f}"
+    count = w.text("chart.hover_transactions")
+    return f"{period}<br>{name}<b>{amount}</b> · %{{customdata}} {count}<extra></extra>"
 
 
 def _values(buckets: Sequence[Bucket], metric: Metric) -> list[float | None]:
@@ -77,28 +80,40 @@ def _values(buckets: Sequence[Bucket], metric: Metric) -> list[float | None]:
     return [None if (v := b.shown(metric)) is None else float(v) for b in buckets]
 
 
-def _periods(buckets: Sequence[Bucket], interval: Interval) -> list[str]:
-    return [bucket_label(b.period, interval.value) for b in buckets]
+def _periods(buckets: Sequence[Bucket], interval: Interval, w: Wording) -> list[str]:
+    return [w.bucket_label(b.period, interval.value) for b in buckets]
 
 
 def _series(
-    name: str, buckets: Sequence[Bucket], interval: Interval, currency: str, metric: Metric
+    name: str,
+    buckets: Sequence[Bucket],
+    interval: Interval,
+    currency: str,
+    metric: Metric,
+    w: Wording,
 ) -> go.Scatter:
     is_money = metric is not Metric.count
     return go.Scatter(
         x=[b.period for b in buckets],
         y=_values(buckets, metric),
         customdata=[b.count for b in buckets],
-        hovertext=_periods(buckets, interval),
+        hovertext=_periods(buckets, interval, w),
         name=name,
         mode="lines+markers",
-        hovertemplate=_hover(currency, with_name=True, is_money=is_money),
+        hovertemplate=_hover(currency, with_name=True, w=w, is_money=is_money),
     )
 
 
 def _layout(
-    figure: go.Figure, title: str, currency: str, money_axis: str, height: int = CHART_HEIGHT
+    figure: go.Figure,
+    title: str,
+    currency: str,
+    money_axis: str,
+    w: Wording,
+    height: int = CHART_HEIGHT,
 ) -> go.Figure:
+    """Title, size and legend; the money axis with the currency's symbol; numbers separated as
+    the language separates them."""
     figure.update_layout(
         title={"text": title, "x": 0, "xanchor": "left"},
         height=height,
@@ -106,7 +121,9 @@ def _layout(
         legend={"orientation": "h", "yanchor": "bottom", "y": -0.25, "x": 0},
         hovermode="closest",
     )
-    money = {"tickprefix": currency_symbol(currency), "tickformat": ",.0f"}
+    if w.code != ENGLISH:
+        figure.update_layout(separators=w.separators())
+    money = {"tickprefix": w.currency_symbol(currency), "tickformat": ",.0f"}
     if money_axis == "y":
         figure.update_yaxes(**money, rangemode="tozero")
     elif money_axis == "x":
@@ -117,7 +134,9 @@ def _layout(
 MAX_TICKS = 12
 
 
-def _period_axis(figure: go.Figure, periods: Sequence[date], interval: Interval) -> None:
+def _period_axis(
+    figure: go.Figure, periods: Sequence[date], interval: Interval, w: Wording
+) -> None:
     """Ticks on the buckets themselves, labelled as the answer names them ("Jan 2025" points get
     "January 2025", never two-week ticks), at most ``MAX_TICKS`` of them, with half a bucket
     of room at each end so no point or bar is cut at the edge."""
@@ -128,51 +147,60 @@ def _period_axis(figure: go.Figure, periods: Sequence[date], interval: Interval)
     figure.update_xaxes(
         tickmode="array",
         tickvals=list(shown),
-        ticktext=[bucket_label(day, interval.value) for day in shown],
+        ticktext=[w.bucket_label(day, interval.value) for day in shown],
         range=[periods[0] - half, periods[-1] + half],
     )
 
 
-def trend_figure(plan: IntentPlan, result: TrendResult) -> go.Figure:
+def trend_figure(plan: IntentPlan, result: TrendResult, language: str = ENGLISH) -> go.Figure:
     """One line for the series, or one line per category when the trend is split."""
+    w = wording(language)
     figure = go.Figure()
     is_money = plan.metric is not Metric.count
+    noun = w.direction_title(result.direction)
     if result.splits:
         for category, buckets in sorted(result.splits.items()):
             name = plain_figure_text(category)
-            figure.add_trace(_series(name, buckets, result.interval, result.currency, plan.metric))
+            figure.add_trace(
+                _series(name, buckets, result.interval, result.currency, plan.metric, w)
+            )
     elif result.direction is Direction.net:
         figure.add_trace(
             go.Bar(
                 x=[b.period for b in result.series],
                 y=_values(result.series, plan.metric),
                 customdata=[b.count for b in result.series],
-                hovertext=_periods(result.series, result.interval),
-                name=DIRECTION_NOUN[result.direction].capitalize(),
-                hovertemplate=_hover(result.currency, False, is_money),
+                hovertext=_periods(result.series, result.interval, w),
+                name=noun,
+                hovertemplate=_hover(result.currency, False, w, is_money),
             )
         )
     else:
-        trace = _series(
-            DIRECTION_NOUN[result.direction].capitalize(),
-            result.series,
-            result.interval,
-            result.currency,
-            plan.metric,
-        )
+        trace = _series(noun, result.series, result.interval, result.currency, plan.metric, w)
         trace.update(
-            hovertemplate=_hover(result.currency, False, is_money),
+            hovertemplate=_hover(result.currency, False, w, is_money),
             fill="tozeroy",
         )
         figure.add_trace(trace)
     figure.update_layout(showlegend=bool(result.splits))
-    _period_axis(figure, [b.period for b in result.series], result.interval)
+    _period_axis(figure, [b.period for b in result.series], result.interval, w)
     axis = "y" if is_money else ""
-    return _layout(figure, trend_title(plan, result), result.currency, money_axis=axis)
+    title = trend_title(plan, result, language)
+    return _layout(figure, title, result.currency, money_axis=axis, w=w)
 
 
-def groups_figure(plan: IntentPlan, result: AggregateResult, as_pie: bool) -> go.Figure:
+def _figure_text(w: Wording, value: float, currency: str, is_money: bool, decimals: int) -> str:
+    """A bar's label: money rounded to ``decimals``, or a count."""
+    if is_money:
+        return w.money(Decimal(str(value)), currency, decimals)
+    return w.number(round(value))
+
+
+def groups_figure(
+    plan: IntentPlan, result: AggregateResult, as_pie: bool, language: str = ENGLISH
+) -> go.Figure:
     """Bars (months in order, other groups largest on top), or a pie of the same groups."""
+    w = wording(language)
     groups = [g for g in result.groups if g.value is not None]
     by_month = plan.group_by is GroupBy.month
     if by_month:
@@ -182,9 +210,10 @@ def groups_figure(plan: IntentPlan, result: AggregateResult, as_pie: bool) -> go
     values = [float(g.value or 0) for g in groups]
     counts = [g.count for g in groups]
     is_money = result.metric is not Metric.count
-    symbol = currency_symbol(result.currency) if is_money else ""
-    labels = [f"{symbol}{v:,.0f}" if is_money else f"{v:,.0f}" for v in values]
-    title = groups_title(plan, result)
+    symbol = w.currency_symbol(result.currency) if is_money else ""
+    labels = [_figure_text(w, v, result.currency, is_money, 0) for v in values]
+    title = groups_title(plan, result, language)
+    count = w.text("chart.hover_transactions")
     if as_pie:
         shown = f"{symbol}%{{value:,.2f}}" if is_money else "%{value:,.0f}"
         figure = go.Figure(
@@ -197,11 +226,11 @@ def groups_figure(plan: IntentPlan, result: AggregateResult, as_pie: bool) -> go
                 textinfo="percent",
                 hovertemplate=(
                     f"%{{label}}<br><b>{shown}</b> (%{{percent}}) · "
-                    "%{customdata} transactions<extra></extra>"
+                    f"%{{customdata}} {count}<extra></extra>"
                 ),
             )
         )
-        return _layout(figure, title, result.currency, money_axis="")
+        return _layout(figure, title, result.currency, money_axis="", w=w)
     if by_month:
         months = [date.fromisoformat(k) if _ISO_DAY.match(k) else k for k in keys]
         figure = go.Figure(
@@ -210,18 +239,23 @@ def groups_figure(plan: IntentPlan, result: AggregateResult, as_pie: bool) -> go
                 y=values,
                 customdata=counts,
                 hovertext=[
-                    bucket_label(m, Interval.month.value)
+                    w.bucket_label(m, Interval.month.value)
                     if isinstance(m, date)
                     else plain_figure_text(m)
                     for m in months
                 ],
                 text=labels,
                 textposition="outside",
-                hovertemplate=_hover(result.currency, with_name=False),
+                hovertemplate=_hover(result.currency, with_name=False, w=w),
             )
         )
         figure.update_xaxes(dtick="M1", tickformat="%b %Y")
-        return _layout(figure, title, result.currency, "y" if is_money else "")
+        if w.code != ENGLISH:  # plotly names months in English only
+            days = [m for m in months if isinstance(m, date)]
+            figure.update_xaxes(
+                tickmode="array", tickvals=days, ticktext=[w.month_label(m) for m in days]
+            )
+        return _layout(figure, title, result.currency, "y" if is_money else "", w)
     shown = f"{symbol}%{{x:,.2f}}" if is_money else "%{x:,.0f}"
     figure = go.Figure(
         go.Bar(
@@ -231,36 +265,40 @@ def groups_figure(plan: IntentPlan, result: AggregateResult, as_pie: bool) -> go
             orientation="h",
             text=labels[::-1],
             textposition="auto",
-            hovertemplate=f"%{{y}}<br><b>{shown}</b> · %{{customdata}} transactions<extra></extra>",
+            hovertemplate=f"%{{y}}<br><b>{shown}</b> · %{{customdata}} {count}<extra></extra>",
         )
     )
     height = max(CHART_HEIGHT, 90 + 30 * len(keys))
-    return _layout(figure, title, result.currency, "x" if is_money else "", height)
+    return _layout(figure, title, result.currency, "x" if is_money else "", w, height)
 
 
-def compare_figure(plan: IntentPlan, result: CompareResult) -> go.Figure:
+def compare_figure(plan: IntentPlan, result: CompareResult, language: str = ENGLISH) -> go.Figure:
     """Side-by-side bars, one per side of a comparison (periods in time order); a side with
     no value (an average of no rows) has no bar and says so."""
-    labels = [plain_figure_text(side_label(side.side)) for side in result.sides]
+    w = wording(language)
+    labels = [plain_figure_text(w.side_label(side.side)) for side in result.sides]
     values = [None if s.result.value is None else float(s.result.value) for s in result.sides]
     is_money = result.metric is not Metric.count
-    symbol = currency_symbol(result.currency) if is_money else ""
+    symbol = w.currency_symbol(result.currency) if is_money else ""
     shared = plain_figure_text(", ".join([*plan.categories, *plan.merchants, *plan.accounts]))
-    noun = figure_noun(result.metric, result.direction, plan.per)
+    noun = w.figure_noun(result.metric, result.direction, plan.per)
     shown = f"{symbol}%{{y:,.2f}}" if is_money else "%{y:,.0f}"
+    count = w.text("chart.hover_transactions")
     figure = go.Figure(
         go.Bar(
             x=labels,
             y=values,
             customdata=[side.result.count for side in result.sides],
             text=[
-                "no data" if v is None else (f"{symbol}{v:,.2f}" if is_money else f"{v:,.0f}")
+                w.text("chart.no_data")
+                if v is None
+                else _figure_text(w, v, result.currency, is_money, 2)
                 for v in values
             ],
             textposition="outside",
-            hovertemplate=f"%{{x}}<br><b>{shown}</b> · %{{customdata}} transactions<extra></extra>",
+            hovertemplate=f"%{{x}}<br><b>{shown}</b> · %{{customdata}} {count}<extra></extra>",
         )
     )
     figure.update_xaxes(type="category")
     title = f"{noun} — {shared}" if shared else noun
-    return _layout(figure, title, result.currency, "y" if is_money else "")
+    return _layout(figure, title, result.currency, "y" if is_money else "", w)

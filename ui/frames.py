@@ -11,18 +11,26 @@ from pandas.api.types import is_numeric_dtype
 
 from elastic.masking import mask_account_numbers
 from elastic.model.records import Transaction
-from llm.answering.wording import account_label
+from llm.answering.wording import account_label, wording
 
-TRANSACTION_COLUMNS = [
-    "Date",
-    "Description",
-    "Merchant",
-    "Category",
-    "Account",
-    "Amount",
-    "Currency",
-    "Source",
-]
+TRANSACTION_COLUMNS = (
+    "date",
+    "merchant",
+    "amount",
+    "description",
+    "category",
+    "account",
+    "currency",
+    "source",
+)
+"""Every transaction column in the order shown (in tables and CSV downloads): what a question
+about transactions asks for comes first."""
+
+
+def transaction_labels(language: str = "en") -> dict[str, str]:
+    """Each column's header in ``language`` (the templates' ``column.<key>``)."""
+    words = wording(language)
+    return {key: words.text(f"column.{key}") for key in TRANSACTION_COLUMNS}
 
 
 def provenance_label(row: Transaction) -> str:
@@ -39,23 +47,22 @@ def provenance_label(row: Transaction) -> str:
     )
 
 
-def transactions_frame(rows: Sequence[Transaction]) -> pd.DataFrame:
-    """Transactions as a table with typed columns: sortable dates and signed amounts; account
-    numbers in descriptions and merchants keep only their last four digits."""
+def transactions_frame(rows: Sequence[Transaction], language: str = "en") -> pd.DataFrame:
+    """Transactions as a table with typed columns, headed in ``language``: dates and signed
+    amounts; account numbers in descriptions and merchants keep only their last four digits."""
+    columns = {
+        "date": [row.date for row in rows],
+        "merchant": [mask_account_numbers(row.merchant, [row.account_no]) for row in rows],
+        "amount": [float(row.amount) for row in rows],
+        "description": [mask_account_numbers(row.description, [row.account_no]) for row in rows],
+        "category": [row.category for row in rows],
+        "account": [account_label(row.account_name, row.account_no) for row in rows],
+        "currency": [row.currency for row in rows],
+        "source": [provenance_label(row) for row in rows],
+    }
+    labels = transaction_labels(language)
     return pd.DataFrame(
-        {
-            "Date": [row.date for row in rows],
-            "Description": [
-                mask_account_numbers(row.description, [row.account_no]) for row in rows
-            ],
-            "Merchant": [mask_account_numbers(row.merchant, [row.account_no]) for row in rows],
-            "Category": [row.category for row in rows],
-            "Account": [account_label(row.account_name, row.account_no) for row in rows],
-            "Amount": [float(row.amount) for row in rows],
-            "Currency": [row.currency for row in rows],
-            "Source": [provenance_label(row) for row in rows],
-        },
-        columns=TRANSACTION_COLUMNS,
+        {label: columns[key] for key, label in labels.items()}, columns=list(labels.values())
     )
 
 

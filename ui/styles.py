@@ -46,6 +46,71 @@ _CSS = """
     font-size: 0.95rem;
 }
 .st-key-citation-click-catcher { display: none; }
+/* Transaction tables (ui/tables.py). Money out and in keep 4.5:1 contrast (WCAG AA) on the
+   theme's backgrounds #FFFFFF and #F3F6FB: #B91C1C 6.0:1 or more, #15803D 4.6:1 or more. */
+.fs-tx-wrap {
+    max-height: 30rem;
+    overflow: auto;
+    border: 1px solid #DCE3EE;
+    border-radius: 0.5rem;
+}
+.fs-tx-wrap:focus-visible { outline: 2px solid #1D4ED8; outline-offset: 2px; }
+.fs-tx {
+    width: 100%;
+    min-width: 78rem;
+    table-layout: fixed;
+    border-collapse: separate;
+    border-spacing: 0;
+    margin: 0;
+    font-size: 0.875rem;
+    line-height: 1.4;
+}
+.fs-tx th, .fs-tx td {
+    padding: 0.35rem 0.6rem;
+    border: none;
+    border-bottom: 1px solid #DCE3EE;
+    background: #FFFFFF;
+    overflow: hidden;
+    text-overflow: ellipsis;
+    white-space: nowrap;
+    text-align: left;
+}
+.fs-tx thead th {
+    position: sticky;
+    top: 0;
+    z-index: 1;
+    background: #F3F6FB;
+    color: #0F172A;
+    font-weight: 600;
+}
+.fs-tx tbody tr:last-child td { border-bottom: none; }
+/* Date, merchant and amount stay in view while the other columns scroll sideways. */
+.fs-tx .fs-k-date, .fs-tx .fs-k-merchant, .fs-tx .fs-k-amount { position: sticky; z-index: 1; }
+.fs-tx thead .fs-k-date, .fs-tx thead .fs-k-merchant, .fs-tx thead .fs-k-amount { z-index: 2; }
+.fs-tx .fs-k-date { width: 6.6rem; left: 0; }
+.fs-tx .fs-k-merchant { width: 11rem; left: 6.6rem; }
+.fs-tx .fs-k-amount {
+    width: 8rem;
+    left: 17.6rem;
+    text-align: right;
+    font-variant-numeric: tabular-nums;
+    border-right: 1px solid #DCE3EE;
+}
+.fs-tx .fs-k-description { width: 16rem; }
+.fs-tx .fs-k-category { width: 8rem; }
+.fs-tx .fs-k-account { width: 11rem; }
+.fs-tx .fs-k-currency { width: 5.4rem; }
+.fs-tx .fs-k-source { width: 12rem; }
+.fs-tx .fs-out { color: #B91C1C; }
+.fs-tx .fs-in { color: #15803D; }
+@media (max-width: 480px) {
+    .fs-tx { min-width: 0; }
+    .fs-tx .fs-extra { display: none; }
+    .fs-tx th, .fs-tx td { padding: 0.35rem 0.4rem; }
+    .fs-tx .fs-k-date { width: 5.6rem; }
+    .fs-tx .fs-k-merchant { width: auto; }
+    .fs-tx .fs-k-amount { width: 6.8rem; border-right: none; }
+}
 </style>
 """
 

@@ -1,14 +1,26 @@
-"""Transaction tables: sortable, money-formatted, masked accounts, with a CSV download."""
+"""Transaction tables: date, merchant and amount first, money signed and coloured by direction,
+as an HTML table of escaped text with a CSV download.
+
+A canvas table (``st.dataframe``) clips its last columns in a narrow chat column and cannot be
+read by a screen reader; this table is plain, so on a phone it keeps only date, merchant and
+amount (``ui/styles.py``) and everything else is one hover (``title``) or scroll away.
+"""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
+from datetime import date
 
 import streamlit as st
 
 from elastic.model.records import Transaction
-from llm.answering.wording import currency_symbol
-from ui.frames import csv_bytes, frame_currency, transactions_frame
+from llm.answering.wording import Wording, currency_symbol, wording
+from ui.frames import TRANSACTION_COLUMNS, csv_bytes, transaction_labels, transactions_frame
+
+LEADING_COLUMNS = ("date", "merchant", "amount")
+"""What a question about transactions asks for: always shown, the only columns on a phone."""
+_CLIPPED_COLUMNS = ("merchant", "description", "account", "source")  # long text: "…" + title
 
 # Streamlit's money formats (with thousands separators), by the symbol they show.
 _SYMBOL_FORMATS = {"$": "dollar", "€": "euro", "¥": "yen"}
@@ -25,29 +37,65 @@ def money_column(label: str, currency: str, help_text: str | None = None) -> obj
     return st.column_config.NumberColumn(label, format=money_format(currency), help=help_text)
 
 
+def signed_amount(row: Transaction, words: Wording) -> tuple[str, str]:
+    """The amount as shown (``-$12.50`` money out, ``+$2,500.00`` money in) and its CSS class."""
+    shown = words.money(row.amount, row.currency)
+    if row.amount < 0:
+        return shown, "fs-out"
+    if row.amount > 0:
+        return f"+{shown}", "fs-in"
+    return shown, ""
+
+
+def _cell(key: str, value: object) -> str:
+    text = html.escape(value.isoformat() if isinstance(value, date) else str(value), quote=True)
+    extra = "" if key in LEADING_COLUMNS else " fs-extra"
+    title = f' title="{text}"' if key in _CLIPPED_COLUMNS else ""
+    return f'<td class="fs-k-{key}{extra}"{title}>{text}</td>'
+
+
+def transactions_html(rows: Sequence[Transaction], language: str = "en") -> str:
+    """The rows as an HTML table in which every text is escaped: documents are data, never
+    markup. The wrapper scrolls a long or wide table, so it takes keyboard focus."""
+    words = wording(language)
+    frame = transactions_frame(rows, language)
+    keys, labels = TRANSACTION_COLUMNS, transaction_labels(language)
+    head = "".join(
+        f'<th scope="col" class="fs-k-{key}{"" if key in LEADING_COLUMNS else " fs-extra"}"'
+        + (f' title="{html.escape(words.text("column.amount_help"))}"' if key == "amount" else "")
+        + f">{html.escape(labels[key])}</th>"
+        for key in keys
+    )
+    body = []
+    for row, values in zip(rows, frame.itertuples(index=False), strict=True):
+        cells = []
+        for key, value in zip(keys, values, strict=True):
+            if key == "amount":
+                shown, direction = signed_amount(row, words)
+                cells.append(f'<td class="fs-k-amount {direction}">{html.escape(shown)}</td>')
+            else:
+                cells.append(_cell(key, value))
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    return (
+        f'<div class="fs-tx-wrap" dir="{words.direction}" role="region" '
+        f'aria-label="{html.escape(words.text("chart.transactions"))}" tabindex="0">'
+        f'<table class="fs-tx"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
+
+
 def transactions_table(
-    rows: Sequence[Transaction], key: str, file_name: str, height: int | str = "auto"
+    rows: Sequence[Transaction], key: str, file_name: str, language: str = "en"
 ) -> None:
-    """The rows as a sortable table and a CSV download of exactly those rows."""
+    """The rows as a table, headed in ``language``, and a CSV download of exactly those rows."""
     if not rows:
         st.info("No transactions match.", icon=":material/search_off:")
         return
-    frame = transactions_frame(rows)
-    currency = frame_currency(rows)
-    st.dataframe(
-        frame,
-        hide_index=True,
-        height=height,
-        key=f"{key}-table",
-        column_config={
-            "Date": st.column_config.DateColumn("Date", format="YYYY-MM-DD", width="small"),
-            "Description": st.column_config.TextColumn("Description", width="large"),
-            "Amount": money_column("Amount", currency, "Negative = money out"),
-        },
-    )
+    with st.container(key=f"{key}-table"):
+        st.html(transactions_html(rows, language))
     st.download_button(
-        "Download CSV",
-        data=csv_bytes(frame),
+        wording(language).text("chart.download"),
+        data=csv_bytes(transactions_frame(rows, language)),
         file_name=file_name,
         mime="text/csv",
         icon=":material/download:",

@@ -15,7 +15,7 @@ from streamlit.elements.lib.mutable_status_container import StatusContainer
 from elastic.model.plan import Intent
 from elastic.model.results import Vocabulary
 from llm.answering.answer import Answer, Note, Prose, Suggestions
-from llm.answering.wording import account_option_label, period_range
+from llm.answering.wording import account_option_label, period_range, wording
 from llm.pipeline import Scope
 from ui.answer_text import inert_text, link_citations, plain_markdown
 from ui.charts import answer_numbers
@@ -110,16 +110,20 @@ def _step_line(stage: str, ms: float) -> None:
 def _answer_text(turn_index: int, answer: Answer, text_box: DeltaGenerator) -> None:
     """The answer's paragraphs and notes, with citation chips, in ``text_box``. Its tables are
     drawn from the result by ``answer_numbers`` (sortable, with a CSV download), and its
-    suggestions become buttons under the sources."""
+    suggestions become buttons under the sources. Right-to-left languages (Arabic) read right
+    to left."""
+    direction = wording(answer.language).direction
     with text_box.container():
         for part in answer.parts:
             if isinstance(part, Prose | Note):
                 shown = link_citations(part.markdown(), turn_index, answer.citations)
+                if direction != "ltr":
+                    shown = f'<div dir="{direction}">\n\n{shown}\n\n</div>'
                 st.markdown(shown, unsafe_allow_html=True)
 
 
 def _suggestions(turn_index: int, suggestions: Suggestions) -> None:
-    st.caption("You could ask")
+    st.caption(suggestions.lead.rstrip(":"))
     with st.container(horizontal=True, gap="small"):
         for number, suggestion in enumerate(suggestions.questions):
             st.button(
