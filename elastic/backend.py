@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Protocol
@@ -65,6 +65,17 @@ class SearchBackend(Protocol):
 
     def prepare(self, dims: int, embedding_model: str) -> None:
         """Create the stores if missing; raise EmbeddingMismatch if they hold other vectors."""
+
+    def reembed(
+        self,
+        embed: Callable[[list[str]], np.ndarray],
+        dims: int,
+        embedding_model: str,
+        progress: Callable[[int, int], None],
+    ) -> int:
+        """Embed every stored page again (every user's: vectors of one store must come from one
+        model) and record ``embedding_model``; the number of pages. Nothing changes until all
+        vectors are computed, so an interrupted run leaves the old ones in place."""
 
     def add_transactions(
         self, user_id: str, rows: Sequence[Transaction], visible: bool = True

@@ -241,6 +241,31 @@ def forget(
 
 
 @app.command()
+def reembed() -> None:
+    """Embed every stored statement page again with the configured embedding model, when the
+    store holds vectors of another one (the other commands then refuse it)."""
+    from elastic.engines import open_backend
+    from llm.embeddings import make_embedder
+
+    settings = Settings()
+    embedder = make_embedder(settings)
+    with _reported_errors():
+        backend = open_backend(settings)
+        bar = tqdm(desc=f"re-embedding pages with {embedder.model_name}", unit=" pages")
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        try:
+            pages = backend.reembed(embedder.embed, embedder.dims, embedder.model_name, progress)
+        finally:
+            bar.close()
+            backend.close()
+    typer.echo(f"re-embedded {pages} page(s) with {embedder.model_name}")
+
+
+@app.command()
 def sample(
     out: Annotated[Path, typer.Option(help="Where to write the sample set")] = Path(
         ".finsync/sample"

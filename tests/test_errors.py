@@ -59,7 +59,7 @@ OUTAGE = BackendUnavailable("The search backend is not answering; check the loca
 BUG = QueryRejected("Internal error: the local store rejected FinSync's request.")
 MISMATCH = EmbeddingMismatch(
     "store.db holds 384-dimensional vectors from model-a, but the embedder is model-b "
-    "(768 dimensions). Use another FINSYNC_DATA_DIR or delete store.db and ingest again."
+    "(768 dimensions). Run `finsync reembed` to embed the stored pages again with it."
 )
 
 
@@ -224,7 +224,7 @@ def test_a_failing_vertex_embedder_leaves_keywords_and_a_bug_in_one_surfaces(
             MISMATCH,
             "(the stored vectors were made by another embedding model). store.db holds "
             "384-dimensional vectors from model-a, but the embedder is model-b (768 dimensions)."
-            " Use another FINSYNC_DATA_DIR or delete store.db and ingest again.",
+            " Run `finsync reembed` to embed the stored pages again with it.",
             False,
         ),
         (UnreadableFile("the file is empty"), "(the file is empty). ", True),

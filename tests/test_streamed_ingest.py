@@ -3,17 +3,27 @@ file, and progress that counts the rows actually stored."""
 
 from __future__ import annotations
 
+import csv
+import sqlite3
 import tracemalloc
+from dataclasses import replace
+from datetime import date
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from elastic.engines.sqlite.backend import EmbeddedBackend
+from elastic.backend import SearchBackend
+from elastic.engines.elasticsearch.backend import ElasticsearchBackend
+from elastic.engines.sqlite.backend import TX_INSERT_COLUMNS, EmbeddedBackend, transaction_values
 from elastic.ingest import bank_csv, landing
 from elastic.ingest.landing import ingest_file, preview_export, read_export
 from elastic.model.plan import Direction, Intent, IntentPlan, Metric
+from elastic.model.records import Transaction
+from llm.embeddings import LocalEmbedder
 from scripts.bench.data import write_transactions_csv
 from settings import Settings
+from tests.conftest import empty_backend
 
 ROWS = 50_000
 USER = "u"
@@ -97,3 +107,151 @@ def test_a_streamed_preview_counts_every_row_and_reports_bad_ones_past_the_limit
     assert [p.location for p in preview.problems] == ["line 27"]
     assert _stored(backend) == 0
     backend.close()
+
+
+BATCHES_ROWS = 4_500  # with batches of 1,000: four written unsearchable, then the last
+SAMPLE_EVERY = 450
+
+
+def _file_rows(path: Path) -> dict[str, int]:
+    """transaction_id → amount in cents, as the file states them."""
+    with path.open(newline="") as handle:
+        return {
+            row["transaction_id"]: int(Decimal(row["amount"]) * 100)
+            for row in csv.DictReader(handle)
+        }
+
+
+def _stored_rows(backend: SearchBackend, ids: list[str]) -> tuple[int, int, dict[str, int]]:
+    """What the store holds for USER, read past FinSync's query layer: the row count, the sum
+    of amounts in cents, and the amounts of ``ids``."""
+    if isinstance(backend, EmbeddedBackend):
+        with sqlite3.connect(backend.path) as conn:
+            count, total = conn.execute(
+                "SELECT COUNT(*), SUM(amount_cents) FROM transactions WHERE user_id = ?", (USER,)
+            ).fetchone()
+            marks = ", ".join("?" * len(ids))
+            found = conn.execute(
+                "SELECT transaction_id, amount_cents FROM transactions "
+                f"WHERE user_id = ? AND transaction_id IN ({marks})",
+                (USER, *ids),
+            ).fetchall()
+        return count, total, dict(found)
+    assert isinstance(backend, ElasticsearchBackend)
+    user = {"term": {"user_id": USER}}
+    totals = backend.es.search(
+        index=backend.tx_index,
+        query=user,
+        size=0,
+        track_total_hits=True,
+        aggs={"cents": {"sum": {"field": "amount_cents"}}},
+    )
+    hits = backend.es.search(
+        index=backend.tx_index,
+        query={"bool": {"filter": [user, {"terms": {"transaction_id": ids}}]}},
+        size=len(ids),
+    )["hits"]["hits"]
+    found = {h["_source"]["transaction_id"]: h["_source"]["amount_cents"] for h in hits}
+    return totals["hits"]["total"]["value"], int(totals["aggregations"]["cents"]["value"]), found
+
+
+def _refresh_interval(backend: ElasticsearchBackend) -> str | None:
+    settings = backend.es.indices.get_settings(index=backend.tx_index)
+    return settings[backend.tx_index]["settings"]["index"].get("refresh_interval")
+
+
+def _searchable_as_before(backend: SearchBackend) -> bool:
+    """Whether the store is set up for questions as it was before the import: the node
+    refreshes the index again, the SQLite file has its transaction indexes."""
+    if isinstance(backend, ElasticsearchBackend):
+        return _refresh_interval(backend) is None  # the node's default
+    assert isinstance(backend, EmbeddedBackend)
+    with sqlite3.connect(backend.path) as conn:
+        names = conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'transactions' "
+            "AND sql IS NOT NULL ORDER BY name"
+        ).fetchall()
+    return [n for (n,) in names] == ["tx_account", "tx_category", "tx_magnitude", "tx_merchant"]
+
+
+@pytest.mark.parametrize("kind", ["embedded", "elasticsearch"])
+def test_a_file_over_several_batches_lands_every_row_on_both_backends(
+    kind: str,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    embedder: LocalEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(landing, "WRITE_BATCH", 1_000)
+    path = tmp_path / "big.csv"
+    write_transactions_csv(path, BATCHES_ROWS)
+    in_file = _file_rows(path)
+    sample = sorted(in_file)[::SAMPLE_EVERY]
+    calls: list[tuple[int, int]] = []
+    with empty_backend(kind, request, tmp_path / "data", embedder) as backend:
+        report = ingest_file(backend, path, USER, progress=lambda d, t, _: calls.append((d, t)))
+        assert (report.indexed, report.skipped, report.problems) == (BATCHES_ROWS, 0, [])
+        count, total, found = _stored_rows(backend, sample)
+        assert (count, total) == (len(in_file), sum(in_file.values()))
+        assert found == {tx_id: in_file[tx_id] for tx_id in sample}
+        # Progress is told after every write, never goes back, and ends at the file's total.
+        done = [d for d, _ in calls]
+        assert len(calls) >= 5 and done == sorted(done)
+        assert all(d <= t for d, t in calls) and calls[-1] == (BATCHES_ROWS, BATCHES_ROWS)
+        assert _searchable_as_before(backend)
+        again = ingest_file(backend, path, USER)
+        assert (again.indexed, again.skipped) == (0, BATCHES_ROWS)
+        assert _stored_rows(backend, sample) == (count, total, found)
+
+
+@pytest.mark.parametrize("kind", ["embedded", "elasticsearch"])
+def test_an_import_that_fails_midway_leaves_what_it_wrote_searchable(
+    kind: str,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    embedder: LocalEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(landing, "WRITE_BATCH", 1_000)
+    path = tmp_path / "big.csv"
+    write_transactions_csv(path, BATCHES_ROWS)
+
+    def progress(done: int, total: int, label: str) -> None:
+        if done >= 2_000:
+            raise RuntimeError("the import was cancelled")
+
+    with empty_backend(kind, request, tmp_path / "data", embedder) as backend:
+        with pytest.raises(RuntimeError, match="cancelled"):
+            ingest_file(backend, path, USER, progress=progress)
+        assert _searchable_as_before(backend)
+        count, _, _ = _stored_rows(backend, [])
+        assert count == 2_000
+
+
+def test_stored_values_are_the_document_form_of_a_transaction() -> None:
+    tx = Transaction(
+        transaction_id="t-1",
+        date=date(2025, 3, 4),
+        description="Café Nero",
+        amount=Decimal("-12.34"),
+        currency="EUR",
+        category="Dining",
+        merchant="Café Nero",
+        account_no="DE89370400440532013000",
+        account_name="Giro",
+        bank_name="Bank",
+        balance=Decimal("1000.05"),
+        source_file="a.csv",
+        location="line 2",
+        raw_description="CAFE NERO",
+        category_inferred=True,
+        page=2,
+        box=(1.0, 2.0, 3.0, 4.0),
+    )
+    for row in (tx, replace(tx, balance=None, box=None, page=None, amount=Decimal("7.00"))):
+        stored = dict(zip(TX_INSERT_COLUMNS, transaction_values(USER, row), strict=True))
+        document = row.as_document(USER)
+        box = document.pop("box")
+        assert stored.pop("box") == (None if box is None else "[1.0, 2.0, 3.0, 4.0]")
+        assert stored.pop("description_folded") == row.description.lower()
+        assert stored == document

@@ -22,7 +22,7 @@ from streamlit.testing.v1.element_tree import Button
 from elastic.backend import WriteCounts
 from elastic.engines.sqlite.backend import DB_FILE, EmbeddedBackend
 from elastic.errors import BackendUnavailable
-from elastic.ingest.landing import FileDefaults, Progress, ingest_file
+from elastic.ingest.landing import WRITE_BATCH, FileDefaults, Progress, ingest_file
 from elastic.model.records import IngestReport, Transaction
 from elastic.statement_store import StatementStore
 from llm.answering.wording import money
@@ -478,7 +478,7 @@ def data_dir(
 def test_an_import_interrupted_by_a_fault_keeps_what_landed_and_finishes_later(
     copied_sample: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rows = 5_000  # three writes of 2,000 rows: the second one fails
+    rows = 2 * WRITE_BATCH + 2_000  # three writes: the second one fails
     writes = {"count": 0}
     real_add = EmbeddedBackend.add_transactions
 
@@ -501,12 +501,14 @@ def test_an_import_interrupted_by_a_fault_keeps_what_landed_and_finishes_later(
     assert failure.value.startswith(
         plain_markdown("Ingestion stopped at many.csv (The local store is busy")
     )
-    landed = plain_markdown("0 of 1 files landed in full, and 2,000 of 5,000 rows of many.csv")
+    landed = plain_markdown(
+        f"0 of 1 files landed in full, and {WRITE_BATCH:,} of {rows:,} rows of many.csv"
+    )
     assert landed in failure.value
     assert "\n" not in failure.value and "Traceback" not in failure.value
     assert not ingest.exception
     stored = _stored_rows(copied_sample, "many.csv")
-    assert stored == 2_000
+    assert stored == WRITE_BATCH
     record(
         "faults",
         "data store fails during an upload's second write",
@@ -524,7 +526,8 @@ def test_an_import_interrupted_by_a_fault_keeps_what_landed_and_finishes_later(
 
     ingest_button(ingest).click().run()
     report_shown(ingest)
-    assert [m.value for m in ingest.metric][:2] == ["3,000", "2,000"]  # landed, already present
+    # landed, already present
+    assert [m.value for m in ingest.metric][:2] == [f"{rows - WRITE_BATCH:,}", f"{WRITE_BATCH:,}"]
     assert _stored_rows(copied_sample, "many.csv") == rows
 
 

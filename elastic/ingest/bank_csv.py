@@ -876,7 +876,7 @@ def _data_records(
     with path.open(encoding=layout.encoding, errors="replace", newline="") as handle:
         records = _records(handle, layout.header.delimiter, layout.header.quote, reads, skip)
         for line, cells in islice(records, skip, None):
-            if isinstance(cells, csv.Error) or any(c.strip() for c in cells):
+            if isinstance(cells, csv.Error) or "".join(cells).strip():  # not a blank record
                 yield line, cells
 
 
@@ -1102,6 +1102,7 @@ class _RowReader:
             **dict.fromkeys(mapping.opening_balance_types, "opening_balance"),
             **dict.fromkeys(mapping.closing_balance_types, "closing_balance"),
         }
+        self._reads_status = self._at["status"] is not None
 
     def reads(self, cells: list[str]) -> bool:
         """Whether ``cells`` read as a row (or a balance or summary line)."""
@@ -1127,14 +1128,17 @@ class _RowReader:
             return [self._balance_fact(self._balance_types[kind], values, line)]
         if m.transaction_types and kind not in m.transaction_types:
             return []  # a total or other summary line
-        description = " ".join(filter(None, (_cell(cells, at) for at in self._description)))
+        if len(self._description) == 1:  # the usual layout, without joining
+            description = cells[self._description[0]].strip()
+        else:
+            description = " ".join(filter(None, (_cell(cells, at) for at in self._description)))
         text = description or (values["merchant"] if m.describe_by_merchant else "")
         missing = self._missing(values)
         if not text:
             missing.append(" + ".join(m.description) or "description")
         if missing:
             raise ValueError("missing value for " + ", ".join(missing))
-        pending = self._at["status"] is not None and values["status"].casefold() in self._pending
+        pending = self._reads_status and values["status"].casefold() in self._pending
         try:
             when: date | None = self._dates.read(values["date"])
         except ValueError:

@@ -54,7 +54,7 @@ Progress = Callable[[int, int, str], None]
 CategoryFallback = Callable[[str, str], str | None]
 """``fallback(merchant, descriptor)``: a category when no rule or history knows (Gemini)."""
 
-WRITE_BATCH = 2000
+WRITE_BATCH = 5000
 EMBED_BATCH = 64
 TRANSFER_WINDOW_DAYS = 3
 PROJECT_CSV = bank_csv.PROJECT_PROFILE  # the format name of the project's own CSV schema
@@ -174,6 +174,7 @@ class _Cleaner:
         self._given_ids: set[str] = set()  # a file's own transaction_ids seen so far
         self._merchant = lru_cache(maxsize=LOOKUP_CACHE)(self._find_merchant)
         self._category = lru_cache(maxsize=LOOKUP_CACHE)(self._find_category)
+        self._description = lru_cache(maxsize=LOOKUP_CACHE)(_collapse)
 
     def _find_merchant(self, given: str | None, description: str) -> tuple[str, bool]:
         """The merchant, and whether it was inferred from the descriptor."""
@@ -198,14 +199,12 @@ class _Cleaner:
         )
 
     def transaction(self, row: ParsedRow) -> Transaction:
-        description = " ".join(row.description.split())
+        description = self._description(row.description)
         if not description:
             raise ValueError("missing value for description")
         _check_bounds(row)
         flags = self._defaults
-        currency = (flags.currency or row.currency or self._account.currency).upper()
-        if len(currency) != 3 or not currency.isalpha():
-            raise ValueError(f"currency {currency!r} is not an ISO 4217 code")
+        currency = _currency(flags.currency or row.currency or self._account.currency)
         # The importer's flags win: they are said about this file on purpose.
         account_no = flags.account_no or row.account_no or self._account.account_no
         account_name = flags.account_name or row.account_name or self._account.account_name
@@ -248,8 +247,27 @@ class _Cleaner:
         )
 
 
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+@lru_cache(maxsize=256)
+def _currency(code: str) -> str:
+    currency = code.upper()
+    if len(currency) != 3 or not currency.isalpha():
+        raise ValueError(f"currency {currency!r} is not an ISO 4217 code")
+    return currency
+
+
 def _check_bounds(row: ParsedRow) -> None:
     """Values outside what any account holds are a misread file, reported for the row."""
+    balance = row.balance
+    day = row.date
+    within = -MAX_ROW_AMOUNT <= row.amount <= MAX_ROW_AMOUNT and (
+        balance is None or -MAX_ROW_AMOUNT <= balance <= MAX_ROW_AMOUNT
+    )
+    if within and (day is None or EARLIEST_DAY <= day <= LATEST_DAY):
+        return  # the usual row, checked without building the reasons below
     for name, value in (("amount", row.amount), ("balance", row.balance)):
         if value is not None and abs(value) > MAX_ROW_AMOUNT:
             raise ValueError(f"{name} {value} is beyond {MAX_ROW_AMOUNT:,}; not a real amount")
@@ -369,8 +387,8 @@ def _pair_transfers(backend: SearchBackend, user_id: str, days: tuple[date, date
 
 class _Writer:
     """Transactions written WRITE_BATCH at a time, each batch counted in the report as it is
-    stored. The last batch makes the import searchable, so a full batch is written only once a
-    further row shows it is not the last: at most two batches are held."""
+    stored. Full batches are written unsearchable; the last write (empty when the rows filled
+    the batches exactly) makes the whole import searchable at once. One batch is held."""
 
     def __init__(
         self,
@@ -387,7 +405,7 @@ class _Writer:
         self.expected = expected
         self.failures: list[IngestProblem] = []
         self._batch: list[Transaction] = []
-        self._full: list[Transaction] = []
+        self._hidden = False  # whether batches were written that are not searchable yet
 
     @property
     def stored(self) -> int:
@@ -395,22 +413,31 @@ class _Writer:
         return self._report.indexed + self._report.skipped
 
     def add(self, tx: Transaction) -> None:
-        if self._full:
-            self._write(self._full, visible=False)
-            self._full = []
-        self._batch.append(tx)
-        if len(self._batch) == WRITE_BATCH:
-            self._full, self._batch = self._batch, []
+        batch = self._batch
+        batch.append(tx)
+        if len(batch) >= WRITE_BATCH:
+            self._hidden = True  # before writing: a failed write may have stored part of it
+            self._batch = []
+            self._write(batch, visible=False)
 
     def finish(self) -> None:
-        last = self._full or self._batch
-        if last:
-            self._write(last, visible=True)
-        self._full = self._batch = []
+        if self._batch or self._hidden:
+            self._write(self._batch, visible=True)
+        self._batch, self._hidden = [], False
+
+    def abandon(self) -> None:
+        """After a failure: what was written becomes searchable, the rest is dropped."""
+        self._batch = []
+        if self._hidden:
+            self._hidden = False
+            try:
+                self._backend.add_transactions(self._user_id, [], visible=True)
+            except Exception:  # the failure that got here is the one to report
+                log.exception("could not make the rows written so far searchable")
 
     def _write(self, batch: list[Transaction], visible: bool) -> None:
-        where = {tx.transaction_id: tx.location for tx in batch}
         counts = self._backend.add_transactions(self._user_id, batch, visible=visible)
+        where = {tx.transaction_id: tx.location for tx in batch} if counts.failed else {}
         _count_writes(self._report, counts, where, self.failures)
         self._progress(self.stored, max(self.expected, self.stored), self._report.source)
 
@@ -445,21 +472,26 @@ def land_parsed(
     bad: list[IngestProblem] = []
     days: tuple[date, date] | None = None  # of rows with an inferred category
     seen = 0
-    for row in parsed.rows:
-        seen += 1
-        account.see(row)
-        file_rows.see(row)
-        if row.pending:
-            report.pending += 1
-            continue
-        try:
-            tx = cleaner.transaction(row)
-        except ValueError as exc:
-            bad.append(IngestProblem(source, row.location, str(exc)))
-            continue
-        if tx.category_inferred:
-            days = (min(days[0], tx.date), max(days[1], tx.date)) if days else (tx.date, tx.date)
-        writer.add(tx)
+    try:
+        for row in parsed.rows:
+            seen += 1
+            account.see(row)
+            file_rows.see(row)
+            if row.pending:
+                report.pending += 1
+                continue
+            try:
+                tx = cleaner.transaction(row)
+            except ValueError as exc:
+                bad.append(IngestProblem(source, row.location, str(exc)))
+                continue
+            if tx.category_inferred:
+                day = tx.date
+                days = (min(days[0], day), max(days[1], day)) if days else (day, day)
+            writer.add(tx)
+    except BaseException:
+        writer.abandon()
+        raise
     writer.finish()
     resolved, report.assumed = account.resolve()
     report.problems.extend([*parsed.problems, *bad, *writer.failures])

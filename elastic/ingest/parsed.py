@@ -17,9 +17,12 @@ from elastic.errors import IngestError
 from elastic.model.records import Box, IngestProblem
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ParsedRow:
-    """One transaction as the file has it. ``None`` means the file does not say."""
+    """One transaction as the file has it. ``None`` means the file does not say.
+
+    Not frozen: a frozen dataclass pays for every field it sets, and a large file makes
+    millions of these. Readers build rows and landing only reads them."""
 
     location: str  # "line 12" (physical line, 1-based, header included) or "entry 3"
     date: date | None  # None only for a pending row the bank has not dated yet

@@ -6,9 +6,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import uuid
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -58,6 +60,9 @@ from settings import Settings
 log = logging.getLogger(__name__)
 
 BULK_CHUNK = 500
+# A transactions batch goes in requests of this many documents (about 600 bytes each).
+TX_BULK_CHUNK = 2500
+BULK_RESPONSE_FIELDS = "errors,items.*.status,items.*._id,items.*.error"
 MERCHANT_MEMORY_SIZE = 10_000
 # Statuses that say the node or cluster is in trouble (or will not let us in), not the request.
 _OUTAGE_STATUSES = frozenset({401, 403, 408, 429})
@@ -108,6 +113,7 @@ def _cells(
         yield from _cells(inner, levels[1:], (*keys, key))
 
 
+@lru_cache(maxsize=256)
 def _user_key(user_id: str) -> str:
     """A fixed-length key per user, so no user id and document id can combine into another
     user's document id (as "a:b" + "c" and "a" + "b:c" would)."""
@@ -116,6 +122,11 @@ def _user_key(user_id: str) -> str:
 
 def _doc_id(user_id: str, doc_id: str) -> str:
     return f"{_user_key(user_id)}:{doc_id}"
+
+
+def _expanded(pair: tuple[dict[str, Any], dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A bulk action already split into its action line and its source."""
+    return pair
 
 
 class ElasticsearchBackend(Engine):
@@ -132,6 +143,7 @@ class ElasticsearchBackend(Engine):
         self.st_index = settings.statements_index
         self.facts_index = settings.facts_index
         self.rules_index = settings.category_rules_index
+        self._refresh_paused = False  # by an import writing unsearchable batches
         # Field names and types only: the vector's dimensions do not matter to a query.
         self.query_indices = {
             Collection.transactions: Index(self.tx_index, transactions_mapping()["properties"]),
@@ -192,30 +204,42 @@ class ElasticsearchBackend(Engine):
                     index=self.st_index, mappings=statements_mapping(dims, embedding_model)
                 )
                 return
-            mapping = self.es.indices.get_mapping(index=self.st_index)[self.st_index]["mappings"]
+            # One index, which may stand behind an alias of this name after ``reembed``.
+            [found] = self.es.indices.get_mapping(index=self.st_index).values()
+            mapping = found["mappings"]
         stored = mapping["properties"]["summary_vector"]["dims"]
         stored_model = mapping.get("_meta", {}).get("embedding_model")
         if stored != dims or stored_model != embedding_model:
             raise EmbeddingMismatch(
                 f"Index {self.st_index} holds {stored}-dimensional vectors from {stored_model}, "
                 f"but the embedder is {embedding_model} ({dims} dimensions). "
-                "Use another FINSYNC_STATEMENTS_INDEX or delete the index and ingest again."
+                "Run `finsync reembed` to embed the stored pages again with it."
             )
 
     # -- writes ---------------------------------------------------------------------------
     def _bulk_create(
-        self, user_id: str, actions: list[dict[str, Any]], refresh: bool = True
+        self,
+        user_id: str,
+        actions: Sequence[Any],
+        refresh: bool = True,
+        chunk_size: int = BULK_CHUNK,
+        expand: Callable[[Any], Any] = helpers.expand_action,
     ) -> WriteCounts:
+        """``actions`` as the bulk helpers take them, or as ``expand`` turns them into (action,
+        source) pairs."""
         indexed = skipped = 0
         failed: dict[str, str] = {}
         with self._answering(writing=True):
             for ok, item in helpers.streaming_bulk(
                 self._writer,
                 actions,
-                chunk_size=BULK_CHUNK,
+                chunk_size=chunk_size,
+                expand_action_callback=expand,
                 raise_on_error=False,
                 raise_on_exception=True,
                 max_retries=3,
+                # Only what is counted below: the node then builds and sends far less.
+                filter_path=BULK_RESPONSE_FIELDS,
             ):
                 result = item["create"]
                 if ok:
@@ -233,16 +257,35 @@ class ElasticsearchBackend(Engine):
     def add_transactions(
         self, user_id: str, rows: Sequence[Transaction], visible: bool = True
     ) -> WriteCounts:
+        """A long import (``visible=False`` until its last write) pauses the transactions
+        index's periodic refresh, so the node does not cut a small segment every second; the
+        visible write resumes it and refreshes once. An empty visible write only does that."""
+        index = self.tx_index
+        # Already (action, source) pairs: the bulk helper's general expansion costs more per
+        # row than building them.
         actions = [
-            {
-                "_op_type": "create",
-                "_index": self.tx_index,
-                "_id": _doc_id(user_id, row.transaction_id),
-                "_source": row.as_document(user_id),
-            }
+            (
+                {"create": {"_index": index, "_id": _doc_id(user_id, row.transaction_id)}},
+                row.as_document(user_id),
+            )
             for row in rows
         ]
-        return self._bulk_create(user_id, actions, refresh=visible)
+        if not visible and not self._refresh_paused:
+            self._set_refresh_interval("-1")
+            self._refresh_paused = True
+        try:
+            return self._bulk_create(user_id, actions, visible, TX_BULK_CHUNK, _expanded)
+        finally:
+            if visible and self._refresh_paused:
+                self._refresh_paused = False
+                self._set_refresh_interval(None)
+
+    def _set_refresh_interval(self, interval: str | None) -> None:
+        """``None`` restores the node's default (the indices are created without one)."""
+        with self._answering(writing=True):
+            self._writer.indices.put_settings(
+                index=self.tx_index, settings={"index": {"refresh_interval": interval}}
+            )
 
     def missing_chunks(self, user_id: str, doc_ids: Sequence[str]) -> set[str]:
         if not doc_ids:
@@ -284,6 +327,62 @@ class ElasticsearchBackend(Engine):
             for fact in facts
         ]
         return self._bulk_create(user_id, actions)
+
+    # -- re-embedding ---------------------------------------------------------------------
+    def reembed(
+        self,
+        embed: Callable[[list[str]], np.ndarray],
+        dims: int,
+        embedding_model: str,
+        progress: Callable[[int, int], None],
+    ) -> int:
+        """Copy every stored page into a new index with ``embed``'s vectors, then swap it in
+        under the statements index's name in one alias update; the number of pages.
+
+        A vector field's dimensions are fixed by its mapping, so the pages cannot be updated in
+        place. The old index is write-blocked meanwhile: an import fails loudly (and can be run
+        again) rather than adding a page the copy would miss.
+        """
+        with self._answering(writing=True):
+            old = list(self.es.indices.get(index=self.st_index))
+            self._writer.indices.put_settings(index=old, settings={"index.blocks.write": True})
+            new = f"{self.st_index}-{uuid.uuid4().hex[:8]}"
+            try:
+                self._writer.indices.create(
+                    index=new, mappings=statements_mapping(dims, embedding_model)
+                )
+                pages = list(
+                    helpers.scan(self.es, index=old, source_excludes=[VECTOR_FIELD], size=500)
+                )
+                for start in range(0, len(pages), BULK_CHUNK):
+                    batch = pages[start : start + BULK_CHUNK]
+                    vectors = embed([page["_source"]["summary_text"] for page in batch])
+                    helpers.bulk(
+                        self._writer,
+                        (
+                            {
+                                "_index": new,
+                                "_id": page["_id"],
+                                "_source": page["_source"]
+                                | {
+                                    VECTOR_FIELD: [float(x) for x in vector],
+                                    "embedding_model": embedding_model,
+                                },
+                            }
+                            for page, vector in zip(batch, vectors, strict=True)
+                        ),
+                    )
+                    progress(start + len(batch), len(pages))
+                self._writer.indices.refresh(index=new)
+                swap = [{"remove_index": {"index": name}} for name in old]
+                self._writer.indices.update_aliases(
+                    actions=[*swap, {"add": {"index": new, "alias": self.st_index}}]
+                )
+            except BaseException:
+                self._writer.indices.delete(index=new, ignore_unavailable=True)
+                self._writer.indices.put_settings(index=old, settings={"index.blocks.write": None})
+                raise
+        return len(pages)
 
     # -- categories and transfers ---------------------------------------------------------
     def category_memory(self, user_id: str) -> CategoryMemory:

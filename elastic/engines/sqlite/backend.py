@@ -11,7 +11,7 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
@@ -19,6 +19,7 @@ from datetime import date
 import numpy as np
 
 from elastic.backend import CategoryMemory, PairRow, WriteCounts
+from elastic.engines.sqlite.columnar import ColumnarCache
 from elastic.engines.sqlite.compile import (
     BUCKET_FUNCTION,
     Schema,
@@ -57,6 +58,8 @@ from settings import Settings
 log = logging.getLogger(__name__)
 
 DB_FILE = "finsync.sqlite3"
+# Pages embedded per call when a store is re-embedded with another model.
+REEMBED_BATCH = 64
 # SQLite's page cache: inserts at random keys into big indexes need more than the 2 MiB default.
 CACHE_KIB = 64 * 1024
 # Primary result codes (``SQLITE_IOERR_WRITE`` → ``IOERR``) that mean the file cannot be used
@@ -189,6 +192,67 @@ def _json_box(box: Box | None) -> str | None:
     return None if box is None else json.dumps(list(box))
 
 
+# A transaction's row as ``transaction_values`` gives it: a tuple binds faster than a mapping,
+# which matters for imports of a million rows.
+TX_INSERT_COLUMNS = (
+    "user_id",
+    "transaction_id",
+    "date",
+    "description",
+    "description_folded",
+    "amount_cents",
+    "magnitude_cents",
+    "currency",
+    "category",
+    "merchant",
+    "account_no",
+    "account_name",
+    "bank_name",
+    "balance_cents",
+    "source_file",
+    "location",
+    "raw_description",
+    "merchant_inferred",
+    "category_inferred",
+    "page",
+    "box",
+)
+_INSERT_TX = (
+    f"INSERT OR IGNORE INTO transactions ({', '.join(TX_INSERT_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(TX_INSERT_COLUMNS))})"
+)
+
+
+def transaction_values(user_id: str, row: Transaction) -> tuple[object, ...]:
+    """``row.as_document(user_id)`` as stored here, in ``TX_INSERT_COLUMNS`` order, without
+    building the mapping."""
+    cents = row.amount_cents
+    balance = row.balance
+    return (
+        user_id,
+        row.transaction_id,
+        row.date.isoformat(),
+        row.description,
+        fold(row.description),
+        cents,
+        abs(cents),
+        row.currency,
+        row.category,
+        row.merchant,
+        row.account_no,
+        row.account_name,
+        row.bank_name,
+        None if balance is None else int(balance * 100),
+        row.source_file,
+        row.location,
+        row.raw_description,
+        row.merchant_inferred,
+        row.category_inferred,
+        row.page,
+        _json_box(row.box),
+    )
+
+
 def _insert_sql(table: str, columns: Iterable[str]) -> str:
     """``INSERT OR IGNORE`` with named parameters: already stored rows are skipped."""
     names = sorted(columns)
@@ -222,6 +286,8 @@ def _unit_rows(matrix: np.ndarray) -> np.ndarray:
 
 class EmbeddedBackend(Engine):
     name = "embedded"
+    # Set while an import into an empty store runs without the secondary indexes.
+    _indexes_deferred = False
 
     def __init__(self, settings: Settings) -> None:
         """Open (or create) the store. Opening an existing store writes nothing, so questions
@@ -230,6 +296,7 @@ class EmbeddedBackend(Engine):
         self.path = settings.data_dir / DB_FILE
         self._lock = threading.Lock()
         self._vectors: dict[str, _VectorIndex | None] = {}
+        self._columnar = ColumnarCache(self.path)
         with self._store("opening the store"):
             # One connection shared by Streamlit's threads, serialised by the lock. The timeout
             # is how long a write waits for another process's write transaction.
@@ -248,7 +315,6 @@ class EmbeddedBackend(Engine):
             self._chunk_columns = self._columns("statement_chunks")
             self._fact_columns = self._columns("statement_facts")
             self._insert_fact = _insert_sql("statement_facts", self._fact_columns)
-            self._insert_tx = _insert_sql("transactions", self._tx_columns)
             self._insert_chunk = _insert_sql("statement_chunks", self._chunk_columns - {"id"})
             self._data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
         self._schema = Schema(
@@ -333,8 +399,8 @@ class EmbeddedBackend(Engine):
             raise EmbeddingMismatch(
                 f"{self.path} holds {stored['dims']}-dimensional vectors "
                 f"from {stored.get('embedding_model')}, but the embedder is {embedding_model} "
-                f"({dims} dimensions). Use another FINSYNC_DATA_DIR or delete {self.path} and "
-                "ingest again."
+                f"({dims} dimensions). Run `finsync reembed` to embed the stored pages again "
+                "with it (nothing else changes)."
             )
         return "dims" in stored
 
@@ -355,22 +421,89 @@ class EmbeddedBackend(Engine):
             with self._transaction("INSERT INTO meta"):
                 self._record_dims(dims, embedding_model)
 
+    def reembed(
+        self,
+        embed: Callable[[list[str]], np.ndarray],
+        dims: int,
+        embedding_model: str,
+        progress: Callable[[int, int], None],
+    ) -> int:
+        """Replace every stored page vector with ``embed``'s and record ``embedding_model``;
+        the number of pages. Vectors are computed first and written in one transaction, so a
+        store never holds vectors of two models, and an interruption changes nothing."""
+        sql = "SELECT id, summary_text FROM statement_chunks WHERE id > ? ORDER BY id"
+        with self._store(sql):
+            pages = self._conn.execute(sql, (0,)).fetchall()
+        ids, matrix = self._page_vectors(pages, embed, dims, progress)
+        update = "UPDATE statement_chunks SET summary_vector = ?, embedding_model = ? WHERE id = ?"
+        with self._transaction(update):
+            # Pages an import added meanwhile (under the old model) are embedded here too.
+            late = self._conn.execute(sql, (max(ids, default=0),)).fetchall()
+            late_ids, late_matrix = self._page_vectors(late, embed, dims, progress)
+            self._conn.executemany(
+                update,
+                (
+                    (vector.tobytes(), embedding_model, page_id)
+                    for page_id, vector in zip(
+                        ids + late_ids, np.concatenate([matrix, late_matrix]), strict=True
+                    )
+                ),
+            )
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                [("dims", str(dims)), ("embedding_model", embedding_model)],
+            )
+            self._vectors.clear()
+        return len(ids) + len(late_ids)
+
+    @staticmethod
+    def _page_vectors(
+        pages: Sequence[sqlite3.Row],
+        embed: Callable[[list[str]], np.ndarray],
+        dims: int,
+        progress: Callable[[int, int], None],
+    ) -> tuple[list[int], np.ndarray]:
+        vectors = [np.zeros((0, dims), dtype="<f4")]
+        for start in range(0, len(pages), REEMBED_BATCH):
+            batch = pages[start : start + REEMBED_BATCH]
+            vectors.append(np.ascontiguousarray(embed([row[1] for row in batch]), dtype="<f4"))
+            progress(start + len(batch), len(pages))
+        return [row[0] for row in pages], np.concatenate(vectors)
+
     # -- writes ---------------------------------------------------------------------------
     def add_transactions(
         self, user_id: str, rows: Sequence[Transaction], visible: bool = True
     ) -> WriteCounts:
-        # Each committed write is visible at once here; ``visible`` matters to Elasticsearch.
-        docs = [
-            {
-                **row.as_document(user_id),
-                "description_folded": fold(row.description),
-                "box": _json_box(row.box),
-            }
-            for row in rows
-        ]
-        with self._transaction(self._insert_tx):
-            indexed = self._conn.executemany(self._insert_tx, docs).rowcount
-        return WriteCounts(indexed, len(docs) - indexed, {})
+        """Each committed write is searchable at once. The first batch of a long import
+        (``visible=False`` until its last write) into an empty store drops the secondary
+        indexes, and the last write builds them again: building an index once at the end takes
+        a third of the time of keeping it up to date row by row. Readers meanwhile get the same
+        answers, more slowly; a store left without them gets them back when next opened."""
+        values = [transaction_values(user_id, row) for row in rows]
+        indexed = 0
+        if values:
+            with self._transaction(_INSERT_TX):
+                if not visible and not self._indexes_deferred:
+                    self._defer_indexes()
+                indexed = self._conn.executemany(_INSERT_TX, values).rowcount
+        if visible and self._indexes_deferred:
+            with self._store("building the transaction indexes"):
+                self._conn.executescript(SCHEMA)  # creates only what is missing
+            self._indexes_deferred = False
+        return WriteCounts(indexed, len(values) - indexed, {})
+
+    def _defer_indexes(self) -> None:
+        """Drop the transactions' secondary indexes when the table is empty (caller holds a
+        write transaction)."""
+        if self._conn.execute("SELECT 1 FROM transactions LIMIT 1").fetchone():
+            return
+        names = self._conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'transactions' "
+            "AND sql IS NOT NULL"
+        ).fetchall()
+        for (name,) in names:
+            self._conn.execute(f"DROP INDEX {name}")
+        self._indexes_deferred = True
 
     def missing_chunks(self, user_id: str, doc_ids: Sequence[str]) -> set[str]:
         found = self._rows(
@@ -503,10 +636,24 @@ class EmbeddedBackend(Engine):
         return compile_query(query, self._schema)
 
     def run_stats(self, query: StatsQuery) -> StatsFound:
+        """From the user's columns held in memory; in SQL what they have no rule for."""
+        with self._store("statistics from the columnar cache"):
+            try:
+                return self._columnar.stats(self._conn, _user_of(query.where), query)
+            except UnsupportedQuery:
+                pass
         [(sql, params)] = self._compiled(query).values()
         return rollup(query, self._rows(sql, params))
 
     def run_search(self, query: Search) -> Found:
+        """A transactions page chosen from the columns held in memory, read by key; in SQL
+        what they have no rule for."""
+        if query.collection is Collection.transactions:
+            with self._store("a listing from the columnar cache"):
+                try:
+                    return self._columnar.search(self._conn, _user_of(query.where), query)
+                except UnsupportedQuery:
+                    pass
         statements = self._compiled(query)
         page_sql, page_params = statements["page"]
         with self._store(page_sql, page_params):
@@ -562,10 +709,13 @@ class EmbeddedBackend(Engine):
     def rank_vectors(self, query: VectorRanking) -> list[Ranked]:
         """The chunks nearest by cosine among those the filters allow, from the user's vectors
         held in memory."""
+        user = _user_of(query.where)
+        # The user filter alone allows every vector of the index: no need to list the ids.
+        everything = query.where in (Eq("user_id", user), And((Eq("user_id", user),)))
         sql, params = self._compiled(query)["allowed"]
         with self._store(sql, params):
-            index = self._vector_index(_user_of(query.where))
-            allowed = [row[0] for row in self._conn.execute(sql, params)]
+            index = self._vector_index(user)
+            allowed = None if everything else [row[0] for row in self._conn.execute(sql, params)]
         if index is None:
             return []
         vector = np.asarray(query.vector, dtype=np.float32)
@@ -574,8 +724,10 @@ class EmbeddedBackend(Engine):
             raise VectorSearchFailed(
                 f"the query vector has {vector.shape[0]} dimensions, not {dims}"
             )
-        mask = np.isin(index.ids, allowed)
-        ids, unit = index.ids[mask], index.unit[mask]
+        ids, unit = index.ids, index.unit
+        if allowed is not None:
+            mask = np.isin(ids, allowed)
+            ids, unit = ids[mask], unit[mask]
         best = np.argsort(-(unit @ _unit_rows(vector)), kind="stable")[: query.size]
         return [(int(i), None) for i in ids[best]]
 
@@ -589,4 +741,5 @@ class EmbeddedBackend(Engine):
 
     def close(self) -> None:
         with self._lock:
+            self._columnar.clear()
             self._conn.close()

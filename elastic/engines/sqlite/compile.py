@@ -219,7 +219,7 @@ def _bucket_level(level: Buckets, table: Table) -> str:
 LEVELS: dict[type, Callable[[Any, Table], str]] = {Groups: _group_level, Buckets: _bucket_level}
 
 
-def _levels(query: StatsQuery) -> list[Level]:
+def stats_levels(query: StatsQuery) -> list[Level]:
     """Every level of every breakdown, once, in order of appearance."""
     levels: list[Level] = []
     for _, breakdown in query.breakdowns:
@@ -241,7 +241,7 @@ def _stats_query(query: StatsQuery, schema: Schema) -> dict[str, Sql]:
     table = schema[Kind.transactions]
     sql, params = where(query.where, table)
     column = table.column(query.stats.field)
-    levels = _levels(query)
+    levels = stats_levels(query)
     # The span rides along in the same pass (NULL when no span is asked).
     span = table.column(query.span) if query.span is not None else "NULL"
     stats = (
@@ -283,7 +283,7 @@ def rollup(query: StatsQuery, rows: Sequence[Sequence[Any]]) -> StatsFound:
     A ``Groups`` level keeps its ``size`` most frequent values, ties by value, as
     Elasticsearch's ``terms`` aggregation does; bucket keys become dates.
     """
-    levels = _levels(query)
+    levels = stats_levels(query)
     width = len(levels)
     cells: dict[str, dict[CellKey, Raw]] = {}
     for name, breakdown in query.breakdowns:
