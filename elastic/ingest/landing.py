@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from elastic.backend import CategoryMemory, SearchBackend, WriteCounts
+from elastic.errors import BackendError
 from elastic.ingest import bank_csv
 from elastic.ingest.cleaning import (
     Categoriser,
@@ -432,8 +433,8 @@ class _Writer:
             self._hidden = False
             try:
                 self._backend.add_transactions(self._user_id, [], visible=True)
-            except Exception:  # the failure that got here is the one to report
-                log.exception("could not make the rows written so far searchable")
+            except BackendError as exc:  # the failure that got here is the one to report
+                log.warning("could not make the rows written so far searchable: %s", exc)
 
     def _write(self, batch: list[Transaction], visible: bool) -> None:
         counts = self._backend.add_transactions(self._user_id, batch, visible=visible)
