@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pandas as pd
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from llm.answering.wording import bucket_label, money
 from llm.embeddings import LocalEmbedder
@@ -29,8 +29,6 @@ from tests.app_server import (
 )
 from tests.test_browser import (
     ANSWER_TIMEOUT_MS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     SCREENSHOTS,
     UI_TIMEOUT_MS,
     answers_done,
@@ -38,6 +36,7 @@ from tests.test_browser import (
     last_answer,
     wait_until_idle,
 )
+from tests.test_browser import browser as browser  # the same headless Chromium fixture
 
 pytestmark = pytest.mark.browser
 
@@ -65,17 +64,6 @@ def server(
         yield app
     finally:
         app.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    assert CHROMIUM.exists(), "install Debian's Chromium: apt-get install -y chromium"
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture(scope="module")
@@ -247,5 +235,67 @@ def test_a_citation_opens_from_the_keyboard_and_gives_focus_back(
             arg=opened,
         )
         expect(answers_done(page)).to_have_count(1)
+    finally:
+        page.context.close()
+
+
+def _tab_to(page: Page, script: str, what: str) -> None:
+    """Press Tab until ``script`` (a JS expression over ``el``, the focused element) holds."""
+    for _ in range(200):
+        page.keyboard.press("Tab")
+        if page.evaluate(
+            f"() => {{ const el = document.activeElement; return !!el && ({script}); }}"
+        ):
+            return
+    raise AssertionError(f"Tab never reached {what}")
+
+
+def test_a_statement_is_paged_and_rows_downloaded_from_the_keyboard_on_a_phone(
+    browser: Browser, server: AppServer
+) -> None:
+    page = open_app(browser, server, 390)
+    try:
+        ask(page, "What is the overdraft fee?")
+        _tab_to(page, "el.matches('.fs-cite')", "a citation chip")
+        page.keyboard.press("Enter")
+        dialog = page.get_by_role("dialog")
+        caption = dialog.get_by_text(re.compile(r"· page (\d+) of (\d+)"))
+        expect(caption).to_be_visible()
+        cited, pages = map(int, re.search(r"page (\d+) of (\d+)", caption.inner_text()).groups())
+        other = cited - 1 if cited > 1 else cited + 1
+        assert pages > 1, "the sample statements have several pages"
+
+        _tab_to(
+            page,
+            "el.matches('input') && (el.getAttribute('aria-label') || '').startsWith('Page')",
+            "the page number",
+        )
+        page.keyboard.press("Control+A")
+        page.keyboard.type(str(other))
+        page.keyboard.press("Enter")
+        expect(dialog.get_by_text(re.compile(rf"· page {other} of {pages}"))).to_be_visible()
+        wait_until_idle(page)
+        screenshot(page, "keyboard-paged", 390)
+        page.keyboard.press("Escape")
+        expect(dialog).to_be_hidden()
+
+        ask(page, "How much did I spend on groceries in 2024?")
+        _tab_to(
+            page,
+            "el.matches('.fs-cite') && el.closest('[data-testid=stChatMessage]') "
+            "=== [...document.querySelectorAll('[data-testid=stChatMessage]')].pop()",
+            "the newest answer's citation",
+        )
+        page.keyboard.press("Enter")
+        expect(dialog).to_contain_text("Transactions behind the number")
+        _tab_to(
+            page,
+            "el.matches('button') && el.innerText.includes('Download CSV')",
+            "the download button",
+        )
+        with page.expect_download() as download:
+            page.keyboard.press("Enter")
+        rows = download.value.path().read_text(encoding="utf-8").splitlines()
+        assert rows[0].startswith("Date,Merchant,Amount") and len(rows) > 1
     finally:
         page.context.close()
