@@ -16,7 +16,7 @@ test:  ## set up everything the tests need and run the whole suite
 lint:
 	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/lint-imports
 
-bench:  ## ingestion, latency, exactness and memory at 100k and 1M rows on both backends; writes docs/BENCHMARK.md
+bench:  ## ingestion, latency, exactness, memory and start-up at 100k and 1M rows on both backends; writes docs/BENCHMARK.md
 	scripts/setup.sh bench
 	.venv/bin/python -m scripts.bench
 
