@@ -363,8 +363,8 @@ def test_tables_and_chart_summaries_are_in_the_language_of_the_question(
     assert labels["merchant"] == words.text("column.merchant") != "Merchant"
     assert all(f">{label}</th>" in table for label in labels.values())
     assert f'dir="{words.direction}"' in table
-    for row in listing.result.rows:
-        assert words.money(row.amount, row.currency) in table
+    for row in listing.result.rows:  # amounts read left to right in their cells: no bidi marks
+        assert words.money(row.amount, row.currency).replace("\u200f", "") in table
 
     english = pipeline.ask(QUESTIONS["trend"][0], SAMPLE_USER, AS_OF)
     trend = pipeline.ask(QUESTIONS["trend"][index], SAMPLE_USER, AS_OF)

@@ -101,6 +101,19 @@ _CSS = """
 .fs-tx .fs-k-account { width: 11rem; }
 .fs-tx .fs-k-currency { width: 5.4rem; }
 .fs-tx .fs-k-source { width: 12rem; }
+/* Right to left (an Arabic answer): the same three columns, held at the right edge. */
+.fs-tx-wrap[dir="rtl"] .fs-tx th, .fs-tx-wrap[dir="rtl"] .fs-tx td { text-align: right; }
+.fs-tx-wrap[dir="rtl"] .fs-tx .fs-k-date { left: auto; right: 0; }
+.fs-tx-wrap[dir="rtl"] .fs-tx .fs-k-merchant { left: auto; right: 6.6rem; }
+.fs-tx-wrap[dir="rtl"] .fs-tx .fs-k-amount {
+    left: auto;
+    right: 17.6rem;
+    text-align: left;
+    border-right: none;
+    border-left: 1px solid #DCE3EE;
+}
+/* An amount reads left to right inside the right-to-left table: "-100.25 US$". */
+.fs-tx-wrap[dir="rtl"] .fs-tx td.fs-k-amount { direction: ltr; }
 .fs-tx .fs-out { color: #B91C1C; }
 .fs-tx .fs-in { color: #15803D; }
 @media (max-width: 480px) {
@@ -110,6 +123,8 @@ _CSS = """
     .fs-tx .fs-k-date { width: 5.6rem; }
     .fs-tx .fs-k-merchant { width: auto; }
     .fs-tx .fs-k-amount { width: 6.8rem; border-right: none; }
+    .fs-tx-wrap[dir="rtl"] .fs-tx .fs-k-merchant { right: 5.6rem; }
+    .fs-tx-wrap[dir="rtl"] .fs-tx .fs-k-amount { border-left: none; }
 }
 </style>
 """

@@ -18,6 +18,7 @@ from elastic.model.records import Transaction
 from llm.answering.wording import Wording, currency_symbol, wording
 from ui.frames import TRANSACTION_COLUMNS, csv_bytes, transaction_labels, transactions_frame
 
+_BIDI_MARKS = dict.fromkeys(map(ord, "\u200e\u200f\u061c"))  # LRM, RLM, ALM
 LEADING_COLUMNS = ("date", "merchant", "amount")
 """What a question about transactions asks for: always shown, the only columns on a phone."""
 _CLIPPED_COLUMNS = ("merchant", "description", "account", "source")  # long text: "…" + title
@@ -39,7 +40,8 @@ def money_column(label: str, currency: str, help_text: str | None = None) -> obj
 
 def signed_amount(row: Transaction, words: Wording) -> tuple[str, str]:
     """The amount as shown (``-$12.50`` money out, ``+$2,500.00`` money in) and its CSS class."""
-    shown = words.money(row.amount, row.currency)
+    # The cell sets its own direction (left to right), so the locale's bidi marks go.
+    shown = words.money(row.amount, row.currency).translate(_BIDI_MARKS)
     if row.amount < 0:
         return shown, "fs-out"
     if row.amount > 0:
