@@ -9,6 +9,7 @@ axe-core comes from npm: ``scripts/setup.sh test`` installs it into ``.cache/npm
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Iterator
 
 import pandas as pd
@@ -299,3 +300,27 @@ def test_a_statement_is_paged_and_rows_downloaded_from_the_keyboard_on_a_phone(
         assert rows[0].startswith("Date,Merchant,Amount") and len(rows) > 1
     finally:
         page.context.close()
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_chart_colours_stand_out_from_the_page() -> None:
+    """WCAG's 3:1 for graphics: every series colour against both theme backgrounds."""
+    theme = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["theme"]
+    backgrounds = (theme["backgroundColor"], theme["secondaryBackgroundColor"])
+    weak = [
+        f"{colour} on {background}: {_contrast(colour, background):.2f}"
+        for colour in theme["chartCategoricalColors"]
+        for background in backgrounds
+        if _contrast(colour, background) < 3
+    ]
+    assert not weak, weak
