@@ -14,11 +14,13 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from elastic.engines import open_backend
 from elastic.ingest import ingest_statements, ingest_transactions
@@ -160,3 +162,21 @@ def start_app(
             time.sleep(0.5)
     server.stop()
     raise TimeoutError(f"the app did not start within {timeout_s:.0f}s:\n{server.log_tail()}")
+
+
+@contextlib.contextmanager
+def sample_app(
+    sample: SampleSet,
+    embedder: Embedder,
+    tmp_path_factory: pytest.TempPathFactory,
+    name: str,
+    log_name: str = "app-server.log",
+) -> Iterator[AppServer]:
+    """The app over a private copy of the ingested sample (a test may add to it), stopped
+    afterwards."""
+    ingested = ingest_sample_into(tmp_path_factory.getbasetemp() / "ui-sample", sample, embedder)
+    app = start_app(copy_data_dir(ingested, tmp_path_factory.mktemp(name) / "data"), log_name)
+    try:
+        yield app
+    finally:
+        app.stop()

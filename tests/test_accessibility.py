@@ -22,11 +22,9 @@ from scripts.sample_data import SampleSet
 from tests.app_server import (
     ROOT,
     AppServer,
-    copy_data_dir,
-    ingest_sample_into,
+    sample_app,
     sample_transactions,
     spent,
-    start_app,
 )
 from tests.test_browser import (
     ANSWER_TIMEOUT_MS,
@@ -55,16 +53,8 @@ MONEY_OUT, MONEY_IN = "rgb(185, 28, 28)", "rgb(21, 128, 61)"  # ui/styles.py: #B
 def server(
     sample_set: SampleSet, embedder: LocalEmbedder, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[AppServer]:
-    ingested = ingest_sample_into(
-        tmp_path_factory.getbasetemp() / "ui-sample", sample_set, embedder
-    )
-    app = start_app(
-        copy_data_dir(ingested, tmp_path_factory.mktemp("a11y") / "data"), "app-server-a11y.log"
-    )
-    try:
+    with sample_app(sample_set, embedder, tmp_path_factory, "a11y", "app-server-a11y.log") as app:
         yield app
-    finally:
-        app.stop()
 
 
 @pytest.fixture(scope="module")
@@ -205,6 +195,17 @@ def test_every_listed_amount_is_on_screen(browser: Browser, server: AppServer, w
         page.context.close()
 
 
+def _tab_to(page: Page, script: str, what: str) -> None:
+    """Press Tab until ``script`` (a JS expression over ``el``, the focused element) holds."""
+    for _ in range(200):
+        page.keyboard.press("Tab")
+        if page.evaluate(
+            f"() => {{ const el = document.activeElement; return !!el && ({script}); }}"
+        ):
+            return
+    raise AssertionError(f"Tab never reached {what}")
+
+
 def test_a_citation_opens_from_the_keyboard_and_gives_focus_back(
     browser: Browser, server: AppServer
 ) -> None:
@@ -215,12 +216,9 @@ def test_a_citation_opens_from_the_keyboard_and_gives_focus_back(
         expect(chip).to_have_attribute("aria-label", re.compile(r"^Source 1: .+"))
         expect(page.get_by_role("button", name=re.compile(r"^Source 1: "))).to_have_count(1)
         opened = chip.get_attribute("data-fs-cite")
-        for _ in range(200):
-            page.keyboard.press("Tab")
-            if page.evaluate("() => document.activeElement.matches('.fs-cite')"):
-                break
+        _tab_to(page, "el.matches('.fs-cite')", "a citation chip")
         focused = page.evaluate("() => document.activeElement.getAttribute('data-fs-cite')")
-        assert focused == opened, "Tab never reached the first citation"
+        assert focused == opened, "Tab reached another citation first"
 
         page.keyboard.press("Enter")
         dialog = page.get_by_role("dialog")
@@ -238,17 +236,6 @@ def test_a_citation_opens_from_the_keyboard_and_gives_focus_back(
         expect(answers_done(page)).to_have_count(1)
     finally:
         page.context.close()
-
-
-def _tab_to(page: Page, script: str, what: str) -> None:
-    """Press Tab until ``script`` (a JS expression over ``el``, the focused element) holds."""
-    for _ in range(200):
-        page.keyboard.press("Tab")
-        if page.evaluate(
-            f"() => {{ const el = document.activeElement; return !!el && ({script}); }}"
-        ):
-            return
-    raise AssertionError(f"Tab never reached {what}")
 
 
 def test_a_statement_is_paged_and_rows_downloaded_from_the_keyboard_on_a_phone(

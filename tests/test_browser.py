@@ -21,11 +21,9 @@ from tests.app_server import (
     ARTIFACTS,
     UPLOAD_CSV,
     AppServer,
-    copy_data_dir,
-    ingest_sample_into,
+    sample_app,
     sample_transactions,
     spent,
-    start_app,
 )
 
 pytestmark = pytest.mark.browser
@@ -51,14 +49,8 @@ def server(
     sample_set: SampleSet, embedder: LocalEmbedder, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[AppServer]:
     """The app over a private copy of the ingested sample (the upload test adds to it)."""
-    ingested = ingest_sample_into(
-        tmp_path_factory.getbasetemp() / "ui-sample", sample_set, embedder
-    )
-    app = start_app(copy_data_dir(ingested, tmp_path_factory.mktemp("browser") / "data"))
-    try:
+    with sample_app(sample_set, embedder, tmp_path_factory, "browser") as app:
         yield app
-    finally:
-        app.stop()
 
 
 @pytest.fixture(scope="module")
