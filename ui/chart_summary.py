@@ -13,7 +13,13 @@ from decimal import Decimal
 import streamlit as st
 
 from elastic.model.plan import IntentPlan, Metric
-from elastic.model.results import AggregateResult, Bucket, CompareResult, TrendResult
+from elastic.model.results import (
+    AggregateResult,
+    Bucket,
+    CompareResult,
+    TrendResult,
+    series_total,
+)
 from llm.answering.answer import Answer
 from llm.answering.wording import Wording, wording
 from ui.answer_text import plain_markdown
@@ -48,7 +54,7 @@ def _series_summary(
 
     text = words.text("summary.extremes", high=at(high), low=at(low))
     if plan.metric in (Metric.sum, Metric.count):
-        total = sum((v for _, v in shown), Decimal(0))
+        total, _ = series_total(buckets)
         text += words.text(
             "summary.total", total=_amount(words, total, plan.metric, result.currency)
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
@@ -64,13 +65,17 @@ class TrendResult:
     by_currency: list[TrendResult] = field(default_factory=list)
 
 
+def series_total(buckets: Sequence[Bucket]) -> tuple[Decimal, int]:
+    """The total of a series' values (for a count trend, its counts) and its transactions."""
+    return sum((bucket.value for bucket in buckets), Decimal(0)), sum(b.count for b in buckets)
+
+
 def average_per_interval(trend: TrendResult) -> AggregateResult:
     """The average per calendar interval: the total of every bucket of the period, empty ones
     included, divided by the number of buckets; no value when the period has none."""
-    total = sum((bucket.value for bucket in trend.series), Decimal(0))
+    total, count = series_total(trend.series)
     periods = len(trend.series)
     value = (total / periods).quantize(CENT, ROUND_HALF_UP) if periods else None
-    count = sum(bucket.count for bucket in trend.series)
     return AggregateResult(
         Metric.avg, trend.direction, value, count, trend.currency, periods=periods
     )

@@ -26,6 +26,7 @@ from elastic.model.results import (
     StatementHit,
     TextQAResult,
     TrendResult,
+    series_total,
 )
 from llm.answering.answer import (
     Answer,
@@ -233,7 +234,7 @@ def compose_trend(
     w = w or wording()
     if result.by_currency:
         return _per_currency(plan, result.by_currency, compose_trend, w)
-    count = sum(b.count for b in result.series)
+    total, count = series_total(result.series)
     citation = transactions_citation(n, plan, count, w)
     noun = w.direction_noun(plan.direction)
     scope = _scope(plan, w)
@@ -252,7 +253,6 @@ def compose_trend(
     span = w.text("trend.span", buckets=w.plural(len(result.series), interval))
     transactions = w.plural(count, "transaction")
     if plan.metric is Metric.sum:
-        total = sum((b.value for b in result.series), Decimal("0"))
         headline = w.text(
             "trend.sum",
             total=w.money(total, result.currency),
