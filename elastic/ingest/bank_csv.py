@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
 from functools import cache, lru_cache
-from itertools import islice
+from itertools import chain, islice, tee
 from operator import itemgetter
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -603,27 +603,6 @@ def _decode_head(head: bytes) -> str:
         return head.decode("cp1252", errors="replace")
 
 
-class _Lines:
-    """The lines a csv reader is given, remembering those of the current record; lines handed
-    back with ``again`` are given once more before the rest."""
-
-    def __init__(self, lines: Iterable[str]) -> None:
-        self._lines = iter(lines)
-        self._again: list[str] = []
-        self.taken: list[str] = []
-
-    def __iter__(self) -> _Lines:
-        return self
-
-    def __next__(self) -> str:
-        line = self._again.pop() if self._again else next(self._lines)
-        self.taken.append(line)
-        return line
-
-    def again(self, lines: Sequence[str]) -> None:
-        self._again.extend(reversed(lines))
-
-
 def _records(
     lines: Iterable[str],
     delimiter: str,
@@ -639,29 +618,36 @@ def _records(
     the error, and the lines it took in are read again on their own, so a stray quote costs one
     row instead of the rest of the file.
     """
-    source = _Lines(lines)
-    reader = csv.reader(source, delimiter=delimiter, quotechar=quote)
+    # The reader's ``line_num`` says how many lines a record took; a copy of the lines
+    # (``tee``) follows a record behind, so those lines are at hand when a record is checked.
+    feed, behind = tee(lines)
+    reader = csv.reader(feed, delimiter=delimiter, quotechar=quote)
     start, number = 1, 0
     while True:
-        source.taken = []
+        before = reader.line_num
         try:
             record: list[str] | csv.Error = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
             record = exc
-        taken = source.taken
-        checked = number >= checked_from and len(taken) > 1
-        if reads and checked and not _one_record(record, taken[1:], delimiter, quote, reads):
-            end = start + len(taken) - 1
-            record = csv.Error(
-                f"a quote opened on this line is never closed (it ran on to line {end}); "
-                f"lines {start + 1}–{end} were read again on their own"
-            )
-            source.again(taken[1:])
-            taken = taken[:1]
+        count = reader.line_num - before
+        if reads is None or number < checked_from or count == 1:
+            next(islice(behind, count - 1, None), None)  # its lines, passed by in C
+        else:
+            taken = list(islice(behind, count))
+            if not _one_record(record, taken[1:], delimiter, quote, reads):
+                end = start + count - 1
+                record = csv.Error(
+                    f"a quote opened on this line is never closed (it ran on to line {end}); "
+                    f"lines {start + 1}–{end} were read again on their own"
+                )
+                # The lines it took in are read again, then the rest.
+                feed, behind = tee(chain(taken[1:], behind))
+                reader = csv.reader(feed, delimiter=delimiter, quotechar=quote)
+                count = 1
         yield start, record
-        start, number = start + len(taken), number + 1
+        start, number = start + count, number + 1
 
 
 def _one_record(
