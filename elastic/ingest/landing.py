@@ -171,7 +171,7 @@ class _Cleaner:
         self._categoriser = Categoriser(fallback)
         # Occurrences per id key ("account|day|cents|currency"): the same amount twice on a day
         # is two transactions. One small entry per distinct key, never the rows themselves.
-        self._occurrences: Counter[str] = Counter()
+        self._occurrences: dict[str, int] = {}
         self._given_ids: set[str] = set()  # a file's own transaction_ids seen so far
         self._merchant = lru_cache(maxsize=LOOKUP_CACHE)(self._find_merchant)
         self._category = lru_cache(maxsize=LOOKUP_CACHE)(self._find_category)
@@ -217,17 +217,13 @@ class _Cleaner:
             self._given_ids.add(tx_id)
         merchant, merchant_inferred = self._merchant(row.merchant, description)
         category, category_inferred = self._category(row.category, merchant, description)
-        key = "|".join(
-            (
-                (account_no or account_name).strip(),
-                row.date.isoformat(),
-                str(int(row.amount * 100)),
-                currency,
-            )
+        key = (
+            f"{(account_no or account_name).strip()}|{row.date}|{int(row.amount * 100)}|{currency}"
         )
-        self._occurrences[key] += 1
+        occurrence = self._occurrences.get(key, 0) + 1
+        self._occurrences[key] = occurrence
         return Transaction(
-            transaction_id=tx_id or content_id(key, self._occurrences[key]),
+            transaction_id=tx_id or content_id(key, occurrence),
             date=row.date,
             description=description,
             amount=row.amount,

@@ -10,8 +10,11 @@ Box = tuple[float, float, float, float]
 """x0, top, x1, bottom in PDF points from the page's top-left corner."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Transaction:
+    """One stored transaction. Not frozen, like ``ParsedRow``: an import builds one per row,
+    and a frozen dataclass pays for every field it sets. Nothing changes one once built."""
+
     transaction_id: str
     date: date
     description: str
@@ -38,13 +41,14 @@ class Transaction:
 
     def as_document(self, user_id: str) -> dict[str, object]:
         """The stored form shared by both backends; money as integer cents, exact to the cent."""
+        cents = self.amount_cents
         return {
             "transaction_id": self.transaction_id,
             "user_id": user_id,
             "date": self.date.isoformat(),
             "description": self.description,
-            "amount_cents": self.amount_cents,
-            "magnitude_cents": abs(self.amount_cents),
+            "amount_cents": cents,
+            "magnitude_cents": abs(cents),
             "currency": self.currency,
             "category": self.category,
             "merchant": self.merchant,
