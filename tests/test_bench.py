@@ -38,6 +38,10 @@ def test_a_tiny_run_reports_every_question_exactly(tmp_path: Path):
         ]
         assert latency.endswith("| exact |"), latency
     assert "embedded ingestion (CSV through `ingest_file`) | ≥ 50,000 rows/s |" in report
+    landed = next(line for line in report.splitlines() if line.startswith("| 3,000 | embedded |"))
+    cells = [cell.strip().replace(",", "") for cell in landed.strip("|").split("|")]
+    rate, store_rate = float(cells[4]), float(cells[8])
+    assert 0 < rate <= store_rate, landed  # the store's writes are a part of the import
     pages = next(line for line in report.splitlines() if "statement pages with local" in line)
     assert "| ≥ 10 pages/s |" in pages and "54 PDFs" in pages, pages
     first = next(line for line in report.splitlines() if "first answers in a fresh app" in line)

@@ -11,11 +11,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
-from elastic.backend import SearchBackend
+from elastic.backend import SearchBackend, WriteCounts
 from elastic.engines.elasticsearch.backend import ElasticsearchBackend
 from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.errors import BackendError
@@ -90,11 +90,20 @@ class Ingestion:
     seconds: float
     problems: int
     pages_seconds: float
+    # Of ``seconds``, the time inside the backend's ``add_transactions``: the store's own share
+    # (SQLite's inserts and index build; Elasticsearch's bulk requests), the rest is reading
+    # and cleaning the file.
+    store_seconds: float
     columns_seconds: float | None = None  # the embedded store's columnar cache, loaded after
 
     @property
     def rows_per_s(self) -> float:
         return self.rows / self.seconds
+
+    @property
+    def store_rows_per_s(self) -> float:
+        """The rate the store's writes alone would allow, were reading and cleaning free."""
+        return self.rows / self.store_seconds
 
 
 @dataclass(frozen=True)
@@ -173,6 +182,7 @@ def _land(
     phases: Phases,
 ) -> Ingestion:
     """The CSV through ``ingest_file`` (as ``finsync ingest``), then the pages in batches."""
+    writes = _TimedWrites(backend)
     with phases.phase(f"ingest {name}"):
         started = time.perf_counter()
         report = ingest_file(backend, csv_path, USER)
@@ -193,8 +203,31 @@ def _land(
     rate = report.indexed / seconds
     print(f"  {name}: {report.indexed:,} rows in {seconds:.1f} s ({rate:,.0f} rows/s)", flush=True)
     return Ingestion(
-        name, report.indexed, seconds, len(report.problems), pages_seconds, columns_seconds
+        name,
+        report.indexed,
+        seconds,
+        len(report.problems),
+        pages_seconds,
+        writes.seconds,
+        columns_seconds,
     )
+
+
+class _TimedWrites:
+    """Sums the time ``backend.add_transactions`` takes, by wrapping it on this instance."""
+
+    def __init__(self, backend: SearchBackend) -> None:
+        self.seconds = 0.0
+        write = backend.add_transactions
+
+        def timed(*args: Any, **kwargs: Any) -> WriteCounts:
+            started = time.perf_counter()
+            try:
+                return write(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - started
+
+        backend.add_transactions = timed  # type: ignore[method-assign]
 
 
 def _ask(pipeline: ChatPipeline, name: str, runs: int) -> tuple[list[Timing], dict[str, Figures]]:
