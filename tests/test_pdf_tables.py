@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -1107,3 +1107,29 @@ def test_corrupt_pdf_is_unreadable(tmp_path: Path):
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\n%%garbage")
     with pytest.raises(UnreadableFile, match=r"^not a readable PDF: "):
         read_pages(tmp_path / "broken.pdf")
+
+
+def _iso_days() -> list[str]:
+    """Every day of a leap year, days of a common year, the first and last years read without
+    dateparser, and months and days written with one digit."""
+    days = [date(2000, 1, 1) + timedelta(n) for n in range(366)]
+    days += [date(2023, 1, 1) + timedelta(n) for n in range(0, 365, 3)]
+    days += [date(1900, 2, 28), date(1900, 3, 1), date(2100, 2, 28), date(2100, 12, 31)]
+    short = [f"{d.year}-{d.month}-{d.day}" for d in days if d.day < 10 or d.month < 10]
+    return [d.isoformat() for d in days] + short[::10]
+
+
+def test_year_month_day_dates_read_as_dateparser_reads_them():
+    from elastic.ingest.pdf.facts import dateparser_full_date
+    from elastic.ingest.pdf.tables import dateparser_date, iso_day
+
+    for text in _iso_days():
+        day = iso_day(text)
+        assert day is not None, text
+        for order in ("DMY", "MDY"):
+            parsed = dateparser_date(text, order)
+            assert parsed is not None and parsed.date() == day, (text, order)
+            assert dateparser_full_date(text, order) == day, (text, order)
+    # Anything else is left to dateparser.
+    for text in ("2023-02-29", "2024-13-01", "2024-00-10", "1899-12-31", "2101-01-01", "3 Feb"):
+        assert iso_day(text) is None, text

@@ -28,7 +28,7 @@ import dateparser
 
 from elastic.ingest.parsed import Box
 from elastic.ingest.pdf.page_words import PageText, Word
-from elastic.ingest.pdf.tables import money_columns
+from elastic.ingest.pdf.tables import iso_day, money_columns
 
 LABELS_PATH = Path(__file__).with_name("statement_labels.toml")
 with LABELS_PATH.open("rb") as _handle:
@@ -386,6 +386,11 @@ _MONTH_DAY = re.compile(rf"(?<!\w)[^\W\d_]{{3,10}}\.? \d{{1,2}}(?:st|nd|rd|th)?,
 
 @lru_cache(maxsize=4096)
 def _read_date(text: str, order: str) -> date | None:
+    return iso_day(text) or dateparser_full_date(text, order)
+
+
+def dateparser_full_date(text: str, order: str) -> date | None:
+    """What dateparser reads in ``text`` as a full date (day, month and year required)."""
     parsed = dateparser.parse(
         text,
         languages=LANGUAGES,

@@ -161,16 +161,39 @@ def _date_shape(text: str) -> bool:
     return any(p.fullmatch(text) for p in (_ISO_DATE, _NUMERIC_DATE, _WORD_DATE))
 
 
+def iso_day(text: str) -> date | None:
+    """``text`` when it is a valid year-month-day date of the years 1900 to 2100 (2024-03-05,
+    2024-3-5), which dateparser reads the same in either order; None for any other text.
+    Statements print thousands of these, and dateparser takes a millisecond or more for each."""
+    if not _ISO_DATE.fullmatch(text):
+        return None
+    year, month, day = (int(n) for n in text.split("-"))
+    if not 1900 <= year <= 2100:
+        return None
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def dateparser_date(text: str, order: str) -> datetime | None:
+    """What dateparser reads in ``text`` for a table (day and month required)."""
+    with _DATES_LOCK:
+        return _date_parser(order).get_date_data(text).date_obj
+
+
 @lru_cache(maxsize=4096)
 def _parse_date(text: str, order: str) -> tuple[int | None, int, int] | None:
     """(year or None when not printed, month, day) of a printed date, reading numeric dates in
     ``order`` ("DMY" or "MDY")."""
     if not _date_shape(text):
         return None
+    iso = iso_day(text)
+    if iso is not None:
+        return (iso.year, iso.month, iso.day)
     numeric = _NUMERIC_DATE.fullmatch(text)
     source = re.sub(r"[./-]", "/", text.rstrip(".")) if numeric else text
-    with _DATES_LOCK:
-        parsed = _date_parser(order).get_date_data(source).date_obj
+    parsed = dateparser_date(source, order)
     if parsed is None:
         return None
     numbers = [int(n) for n in re.findall(r"\d+", text)]
