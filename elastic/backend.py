@@ -92,7 +92,10 @@ class SearchBackend(Protocol):
         chunks: Sequence[StatementChunk],
         vectors: np.ndarray,
         embedding_model: str,
-    ) -> WriteCounts: ...
+        visible: bool = True,
+    ) -> WriteCounts:
+        """Store the pages; ``visible=False`` lets an import of several statements make them
+        searchable once, with a last visible write (which may be empty)."""
 
     def add_facts(self, user_id: str, facts: Sequence[StatementFact]) -> WriteCounts: ...
 

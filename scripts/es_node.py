@@ -31,6 +31,7 @@ import tempfile
 import time
 import urllib.request
 from collections import deque
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
@@ -216,13 +217,15 @@ def start_node(
     port: int | None = None,
     timeout_s: float = 120,
     java_opts: list[str] | None = None,
+    settings: Mapping[str, str | int | bool] | None = None,
 ) -> ElasticsearchNode:
     """Build if needed, start a node and wait until it answers ``GET /``.
 
     ``data_dir`` becomes the node's home (config/, data/, logs/) and is kept;
     without it a temporary directory is used and removed by ``stop()``.
     ``port=None`` lets the node pick a free port. ``java_opts`` replaces the
-    default heap flags (``-Xms512m -Xmx1g``).
+    default heap flags (``-Xms512m -Xmx1g``). ``settings`` are node settings
+    (``thread_pool.write.queue_size``...), written to its ``elasticsearch.yml``.
     """
     build_node_jar()
     remove_home = data_dir is None
@@ -230,6 +233,10 @@ def start_node(
     home = home.resolve()
     (home / "logs").mkdir(parents=True, exist_ok=True)
     (home / "tmp").mkdir(exist_ok=True)
+    if settings:
+        (home / "config").mkdir(exist_ok=True)
+        # JSON is YAML too; the node reads this file when it starts.
+        (home / "config" / "elasticsearch.yml").write_text(json.dumps(dict(settings)))
     log_path = home / "logs" / "node.log"
 
     opts = list(DEFAULT_HEAP_OPTS if java_opts is None else java_opts)

@@ -6,14 +6,17 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import time
 import uuid
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from concurrent import futures
 from contextlib import contextmanager
 from datetime import date
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import orjson
 from elasticsearch import ApiError, ConnectionTimeout, Elasticsearch, TransportError, helpers
 from elasticsearch.serializer import OrjsonSerializer
 
@@ -63,6 +66,13 @@ log = logging.getLogger(__name__)
 BULK_CHUNK = 500
 # A transactions batch goes in requests of this many documents (about 600 bytes each).
 TX_BULK_CHUNK = 2500
+# Only what is counted: the node then builds and sends far less. Items answer in request order.
+TX_BULK_RESPONSE_FIELDS = "items.*.status,items.*.error.reason"
+# Bulk requests of one batch in flight at once; the node's write pool has a thread per core.
+TX_SENDERS = 2
+# Rows turned away by a full write queue (429) are sent again after 2, 4, 8 s.
+BULK_RETRIES = 3
+BULK_RETRY_BACKOFF_S = 2.0
 BULK_RESPONSE_FIELDS = "errors,items.*.status,items.*._id,items.*.error"
 MERCHANT_MEMORY_SIZE = 10_000
 # Statuses that say the node or cluster is in trouble (or will not let us in), not the request.
@@ -127,9 +137,21 @@ def _doc_id(user_id: str, doc_id: str) -> str:
     return f"{_user_key(user_id)}:{doc_id}"
 
 
-def _expanded(pair: tuple[dict[str, Any], dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A bulk action already split into its action line and its source."""
-    return pair
+def _ndjson(user_id: str, rows: Sequence[Transaction]) -> bytes:
+    """A bulk body of ``create`` actions written with orjson directly: the client's general
+    serialisation costs more per row than the node's indexing."""
+    return b"".join(
+        b'{"create":{"_id":%b}}\n%b\n'
+        % (
+            orjson.dumps(_doc_id(user_id, row.transaction_id)),
+            orjson.dumps(row.as_document(user_id)),
+        )
+        for row in rows
+    )
+
+
+def _added(a: WriteCounts, b: WriteCounts) -> WriteCounts:
+    return WriteCounts(a.indexed + b.indexed, a.skipped + b.skipped, a.failed | b.failed)
 
 
 class ElasticsearchBackend(Engine):
@@ -147,6 +169,8 @@ class ElasticsearchBackend(Engine):
         self.facts_index = settings.facts_index
         self.rules_index = settings.category_rules_index
         self._refresh_paused = False  # by an import writing unsearchable batches
+        self._statements_paused = False  # by an import of several statements
+        self._senders = futures.ThreadPoolExecutor(TX_SENDERS, thread_name_prefix="finsync-bulk")
         # Field names and types only: the vector's dimensions do not matter to a query.
         self.query_indices = {
             Collection.transactions: Index(self.tx_index, transactions_mapping()["properties"]),
@@ -224,23 +248,21 @@ class ElasticsearchBackend(Engine):
         self,
         user_id: str,
         actions: Sequence[Any],
-        refresh: bool = True,
-        chunk_size: int = BULK_CHUNK,
-        expand: Callable[[Any], Any] = helpers.expand_action,
+        refresh: str | None,
     ) -> WriteCounts:
-        """``actions`` as the bulk helpers take them, or as ``expand`` turns them into (action,
-        source) pairs."""
+        """``actions`` as the bulk helpers take them; then the index ``refresh`` names, if any,
+        is made searchable."""
         indexed = skipped = 0
         failed: dict[str, str] = {}
         with self._answering(writing=True):
             for ok, item in helpers.streaming_bulk(
                 self._writer,
                 actions,
-                chunk_size=chunk_size,
-                expand_action_callback=expand,
+                chunk_size=BULK_CHUNK,
                 raise_on_error=False,
                 raise_on_exception=True,
-                max_retries=3,
+                max_retries=BULK_RETRIES,
+                initial_backoff=BULK_RETRY_BACKOFF_S,
                 # Only what is counted below: the node then builds and sends far less.
                 filter_path=BULK_RESPONSE_FIELDS,
             ):
@@ -254,7 +276,7 @@ class ElasticsearchBackend(Engine):
                     record_id = result["_id"].removeprefix(f"{_user_key(user_id)}:")
                     failed[record_id] = str(error.get("reason", error))
             if refresh:
-                self._writer.indices.refresh(index=self.indices)
+                self._writer.indices.refresh(index=refresh)
         return WriteCounts(indexed, skipped, failed)
 
     def add_transactions(
@@ -263,31 +285,71 @@ class ElasticsearchBackend(Engine):
         """A long import (``visible=False`` until its last write) pauses the transactions
         index's periodic refresh, so the node does not cut a small segment every second; the
         visible write resumes it and refreshes once. An empty visible write only does that."""
-        index = self.tx_index
-        # Already (action, source) pairs: the bulk helper's general expansion costs more per
-        # row than building them.
-        actions = [
-            (
-                {"create": {"_index": index, "_id": _doc_id(user_id, row.transaction_id)}},
-                row.as_document(user_id),
-            )
-            for row in rows
-        ]
         if not visible and not self._refresh_paused:
-            self._set_refresh_interval("-1")
+            self._set_refresh_interval(self.tx_index, "-1")
             self._refresh_paused = True
+        counts = WriteCounts(0, 0, {})
         try:
-            return self._bulk_create(user_id, actions, visible, TX_BULK_CHUNK, _expanded)
+            with self._answering(writing=True):
+                # Each request goes as soon as its body is written, while the next one is: the
+                # node indexes requests in flight at once each on a write thread of its own.
+                sent: list[futures.Future[WriteCounts]] = []
+                try:
+                    for start in range(0, len(rows), TX_BULK_CHUNK):
+                        chunk = rows[start : start + TX_BULK_CHUNK]
+                        body = _ndjson(user_id, chunk)
+                        sent.append(self._senders.submit(self._create_rows, user_id, chunk, body))
+                finally:
+                    futures.wait(sent)  # none still writing when a failure is raised
+                for request in sent:
+                    counts = _added(counts, request.result())
+                if visible:
+                    self._writer.indices.refresh(index=self.tx_index)
         finally:
             if visible and self._refresh_paused:
                 self._refresh_paused = False
-                self._set_refresh_interval(None)
+                self._set_refresh_interval(self.tx_index, None)
+        return counts
 
-    def _set_refresh_interval(self, interval: str | None) -> None:
+    def _create_rows(self, user_id: str, rows: Sequence[Transaction], body: bytes) -> WriteCounts:
+        """One bulk request of ``create`` actions (``body``). Rows the node turns away for a full
+        write queue (429), one by one or the whole request, are sent again, as the bulk helpers
+        would."""
+        indexed = skipped = 0
+        failed: dict[str, str] = {}
+        for attempt in range(BULK_RETRIES + 1):
+            try:
+                items = self._writer.bulk(
+                    index=self.tx_index, operations=body, filter_path=TX_BULK_RESPONSE_FIELDS
+                ).body["items"]
+            except ApiError as exc:  # the whole request turned away
+                if exc.meta.status != 429 or attempt == BULK_RETRIES:
+                    raise
+                items = [{"create": {"status": 429}}] * len(rows)
+            retry: list[Transaction] = []
+            for row, item in zip(rows, items, strict=True):
+                result = item["create"]
+                status = result["status"]
+                if status < 300:
+                    indexed += 1
+                elif status == 409:
+                    skipped += 1
+                elif status == 429 and attempt < BULK_RETRIES:
+                    retry.append(row)
+                else:
+                    error = result.get("error", {})
+                    failed[row.transaction_id] = str(error.get("reason", error))
+            if not retry:
+                break
+            time.sleep(BULK_RETRY_BACKOFF_S * 2**attempt)
+            rows, body = retry, _ndjson(user_id, retry)
+        return WriteCounts(indexed, skipped, failed)
+
+    def _set_refresh_interval(self, index: str, interval: str | None) -> None:
         """``None`` restores the node's default (the indices are created without one)."""
         with self._answering(writing=True):
             self._writer.indices.put_settings(
-                index=self.tx_index, settings={"index": {"refresh_interval": interval}}
+                index=index, settings={"index": {"refresh_interval": interval}}
             )
 
     def missing_chunks(self, user_id: str, doc_ids: Sequence[str]) -> set[str]:
@@ -307,7 +369,12 @@ class ElasticsearchBackend(Engine):
         chunks: Sequence[StatementChunk],
         vectors: np.ndarray,
         embedding_model: str,
+        visible: bool = True,
     ) -> WriteCounts:
+        """An import of several statements (``visible=False`` until its last write) pauses the
+        statements index's periodic refresh, so the node does not cut a small segment, with a
+        vector graph of its own, after every statement; the visible write resumes it and
+        refreshes once. An empty visible write only does that."""
         actions = [
             {
                 "_op_type": "create",
@@ -317,7 +384,15 @@ class ElasticsearchBackend(Engine):
             }
             for chunk, vector in zip(chunks, vectors, strict=True)
         ]
-        return self._bulk_create(user_id, actions)
+        if not visible and not self._statements_paused:
+            self._set_refresh_interval(self.st_index, "-1")
+            self._statements_paused = True
+        try:
+            return self._bulk_create(user_id, actions, self.st_index if visible else None)
+        finally:
+            if visible and self._statements_paused:
+                self._statements_paused = False
+                self._set_refresh_interval(self.st_index, None)
 
     def add_facts(self, user_id: str, facts: Sequence[StatementFact]) -> WriteCounts:
         actions = [
@@ -329,7 +404,7 @@ class ElasticsearchBackend(Engine):
             }
             for fact in facts
         ]
-        return self._bulk_create(user_id, actions)
+        return self._bulk_create(user_id, actions, self.facts_index)
 
     # -- re-embedding ---------------------------------------------------------------------
     def reembed(
@@ -591,4 +666,5 @@ class ElasticsearchBackend(Engine):
         return {d["_id"]: d["_source"] for d in docs if d.get("found")}
 
     def close(self) -> None:
+        self._senders.shutdown()
         self.es.close()

@@ -7,6 +7,7 @@ from typing import Any
 KEYWORD = {"type": "keyword"}
 TEXT_WITH_KEYWORD = {"type": "text", "fields": {"keyword": {"type": "keyword"}}}
 BOX = {"type": "float", "index": False}  # x0, top, x1, bottom on the page, for highlighting
+UNSEARCHED_KEYWORD = {"type": "keyword", "index": False, "doc_values": False}
 
 
 def transactions_mapping() -> dict[str, Any]:
@@ -16,24 +17,27 @@ def transactions_mapping() -> dict[str, Any]:
             "transaction_id": KEYWORD,
             "user_id": KEYWORD,
             "date": {"type": "date", "format": "strict_date"},
-            "description": TEXT_WITH_KEYWORD,
+            # Matched and sorted as one exact term (the keyword form) only: the words are not
+            # indexed, which spares every import their analysis.
+            "description": {"type": "text", "index": False, "fields": {"keyword": KEYWORD}},
             # Money as integer cents: sums are exact and agree with the embedded backend.
             "amount_cents": {"type": "long"},
             "magnitude_cents": {"type": "long"},
             "currency": KEYWORD,
             "category": KEYWORD,
-            "merchant": {"type": "keyword", "fields": {"text": {"type": "text"}}},
+            "merchant": {"type": "keyword", "fields": {"text": {"type": "text", "norms": False}}},
             "account_no": KEYWORD,
             "account_name": KEYWORD,
             "bank_name": KEYWORD,
             "balance_cents": {"type": "long"},
             "source_file": KEYWORD,
-            "location": {"type": "keyword", "index": False},
-            "raw_description": {"type": "text"},
+            # Shown with a row, never searched, sorted or counted: kept in the source only.
+            "location": UNSEARCHED_KEYWORD,
+            "raw_description": UNSEARCHED_KEYWORD,
             "merchant_inferred": {"type": "boolean"},
             "category_inferred": {"type": "boolean"},
             "page": {"type": "integer"},
-            "box": BOX,
+            "box": {**BOX, "doc_values": False},
         },
     }
 

@@ -519,7 +519,9 @@ class EmbeddedBackend(Engine):
         chunks: Sequence[StatementChunk],
         vectors: np.ndarray,
         embedding_model: str,
+        visible: bool = True,
     ) -> WriteCounts:
+        """Each committed write is searchable at once, whatever ``visible`` says."""
         if not chunks:
             return WriteCounts(0, 0, {})
         matrix = np.ascontiguousarray(vectors, dtype="<f4")
