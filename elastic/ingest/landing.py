@@ -10,11 +10,14 @@ import hashlib
 import logging
 from collections import Counter
 from collections.abc import Callable, Sequence, Sized
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
+
+import numpy as np
 
 from elastic.backend import CategoryMemory, SearchBackend, WriteCounts
 from elastic.errors import BackendError
@@ -623,22 +626,50 @@ def _line_number(location: str) -> int:
     return int(digits) if digits else 0
 
 
-def _write_chunks(
-    backend: SearchBackend,
-    embedder: Embedder,
-    user_id: str,
-    chunks: Sequence[StatementChunk],
-    report: IngestReport,
-) -> None:
+@dataclass(frozen=True)
+class _NewPages:
+    """A statement's page chunks the store lacks, with their vectors; ``stored`` were there."""
+
+    chunks: list[StatementChunk]
+    vectors: np.ndarray
+    stored: int
+
+
+def _embed_new_pages(
+    backend: SearchBackend, embedder: Embedder, user_id: str, chunks: Sequence[StatementChunk]
+) -> _NewPages:
+    """Only the chunks not stored yet are embedded, so re-ingesting embeds nothing twice."""
     missing = backend.missing_chunks(user_id, [c.doc_id for c in chunks])
-    report.skipped += len(chunks) - len(missing)
     fresh = [c for c in chunks if c.doc_id in missing]
-    pages = {c.doc_id: f"page {c.page}" for c in fresh}
-    for start in range(0, len(fresh), EMBED_BATCH):
-        batch = fresh[start : start + EMBED_BATCH]
-        vectors = embedder.embed([c.summary_text for c in batch])
-        counts = backend.add_statement_chunks(user_id, batch, vectors, embedder.model_name)
-        _count_writes(report, counts, pages)
+    vectors = [
+        embedder.embed([c.summary_text for c in fresh[start : start + EMBED_BATCH]])
+        for start in range(0, len(fresh), EMBED_BATCH)
+    ]
+    empty = np.empty((0, embedder.dims), dtype=np.float32)
+    return _NewPages(fresh, np.concatenate(vectors) if vectors else empty, len(chunks) - len(fresh))
+
+
+def _write_pages(
+    backend: SearchBackend,
+    model_name: str,
+    user_id: str,
+    pages: _NewPages,
+    report: IngestReport,
+    visible: bool,
+) -> None:
+    report.skipped += pages.stored
+    where = {c.doc_id: f"page {c.page}" for c in pages.chunks}
+    for start in range(0, len(pages.chunks), EMBED_BATCH):
+        end = start + EMBED_BATCH
+        batch, vectors = pages.chunks[start:end], pages.vectors[start:end]
+        counts = backend.add_statement_chunks(user_id, batch, vectors, model_name, visible)
+        _count_writes(report, counts, where)
+
+
+def _pages_searchable(backend: SearchBackend, embedder: Embedder, user_id: str) -> None:
+    """The pages written unsearchable so far made searchable (an empty visible write)."""
+    empty = np.empty((0, embedder.dims), dtype=np.float32)
+    backend.add_statement_chunks(user_id, [], empty, embedder.model_name, visible=True)
 
 
 def _new_rows(
@@ -686,6 +717,27 @@ def _pdf_facts(statement: PdfStatement, source_file: str) -> list[StatementFact]
     ]
 
 
+_StatementRead = tuple[str, PdfStatement] | IngestProblem
+"""A statement PDF read: the name it is stored by and what it holds, or why it is unreadable."""
+
+
+def _read_statement(
+    path: Path, user_id: str, store: StatementStore, defaults: FileDefaults, default_currency: str
+) -> _StatementRead:
+    try:
+        source_file = store.name_for(path, user_id)
+        given = StatementValues(
+            defaults.bank_name, defaults.account_name, defaults.account_no, defaults.currency
+        )
+        return source_file, read_statement(path, source_file, given, default_currency)
+    except (OSError, UnreadableFile) as exc:
+        return IngestProblem(path.name, "file", str(exc))
+
+
+_Prepared = tuple[_StatementRead, _NewPages | None]
+"""A statement PDF read, with its new pages embedded when it has any."""
+
+
 def land_statement(
     backend: SearchBackend,
     path: Path,
@@ -698,21 +750,39 @@ def land_statement(
     fallback: CategoryFallback | None = None,
 ) -> IngestReport:
     """Pages searchable, facts stored, and the transactions when they reconcile."""
+    read = _read_statement(path, user_id, store, defaults, default_currency)
+    return _land_read(
+        backend, path, read, user_id, embedder, store, default_currency, progress, fallback
+    )
+
+
+def _land_read(
+    backend: SearchBackend,
+    path: Path,
+    read: _StatementRead,
+    user_id: str,
+    embedder: Embedder,
+    store: StatementStore,
+    default_currency: str,
+    progress: Progress = _no_progress,
+    fallback: CategoryFallback | None = None,
+    pages: _NewPages | None = None,
+) -> IngestReport:
+    """``land_statement`` of a file already read. With its new ``pages`` already embedded,
+    they are written unsearchable, for the caller to make searchable."""
     report = IngestReport(source=path.name, format=PDF_FORMAT)
-    try:
-        source_file = store.name_for(path, user_id)
-        given = StatementValues(
-            defaults.bank_name, defaults.account_name, defaults.account_no, defaults.currency
-        )
-        statement = read_statement(path, source_file, given, default_currency)
-    except (OSError, UnreadableFile) as exc:
-        report.problems.append(IngestProblem(path.name, "file", str(exc)))
+    if isinstance(read, IngestProblem):
+        report.problems.append(read)
         return report
+    source_file, statement = read
     report.problems.extend(statement.problems)
     report.assumed = statement.assumed
     if statement.chunks:  # only statements that can be cited are kept
         store.keep(path, source_file)
-        _write_chunks(backend, embedder, user_id, statement.chunks, report)
+        visible = pages is None
+        if pages is None:
+            pages = _embed_new_pages(backend, embedder, user_id, statement.chunks)
+        _write_pages(backend, embedder.model_name, user_id, pages, report, visible)
     if statement.facts:
         backend.add_facts(user_id, _pdf_facts(statement, source_file))
     rows = _new_rows(backend, user_id, statement, report)
@@ -744,11 +814,50 @@ def ingest_statements(
     store: StatementStore,
     progress: Progress = _no_progress,
 ) -> IngestReport:
-    """Every statement PDF landed (the ``ingest statements`` alias); one report for all."""
+    """Every statement PDF landed (the ``ingest statements`` alias); one report for all.
+
+    The next file is read and its new pages embedded on a thread of its own while one is
+    stored (the model and the store's client release the GIL). The pages become searchable
+    together, once the last file has landed or one has failed, so the store does not index
+    each file's on its own.
+    """
     report = IngestReport()
-    for done, pdf in enumerate(pdfs, start=1):
-        report.merge(land_statement(backend, pdf, user_id, embedder, store, FileDefaults()))
-        progress(done, len(pdfs), pdf.name)
+
+    def prepare(path: Path) -> _Prepared:
+        read = _read_statement(path, user_id, store, FileDefaults(), "USD")
+        if isinstance(read, IngestProblem) or not read[1].chunks:
+            return read, None
+        return read, _embed_new_pages(backend, embedder, user_id, read[1].chunks)
+
+    with ThreadPoolExecutor(1, thread_name_prefix="finsync-read-pdf") as reader:
+        preparing: list[Future[_Prepared]] = [reader.submit(prepare, pdf) for pdf in pdfs[:1]]
+        try:
+            for done, pdf in enumerate(pdfs, start=1):
+                read, pages = preparing.pop(0).result()
+                preparing.extend(
+                    reader.submit(prepare, following) for following in pdfs[done : done + 1]
+                )
+                landed = _land_read(
+                    backend,
+                    pdf,
+                    read,
+                    user_id,
+                    embedder,
+                    store,
+                    "USD",
+                    pages=pages,
+                )
+                report.merge(landed)
+                progress(done, len(pdfs), pdf.name)
+        except BaseException:
+            for pending in preparing:
+                pending.cancel()
+            try:
+                _pages_searchable(backend, embedder, user_id)
+            except BackendError as exc:  # the failure that got here is the one to report
+                log.warning("could not make the pages landed so far searchable: %s", exc)
+            raise
+        _pages_searchable(backend, embedder, user_id)
     log.info("ingested %d statement file(s): %s", len(pdfs), report.summary())
     return report
 

@@ -46,14 +46,17 @@ class FirstAnswer:
 
 
 def statement_ingestion(config: SizeConfig) -> list[StatementIngestion]:
-    """Land the sample set's statement PDFs on each backend with the local model."""
-    embedder = LocalEmbedder()
-    embedder.warm_up()
+    """Land the sample set's statement PDFs on each backend with the local model, loaded
+    before the clock starts."""
     found = []
     with tempfile.TemporaryDirectory(prefix="finsync-bench-pdfs-") as tmp:
         pdfs = generate_sample(Path(tmp) / "sample").statement_pdfs
         pages = sum(len(pypdfium2.PdfDocument(pdf)) for pdf in pdfs)
         for name in config.backends:
+            # A model of its own for each store: the vectors the embedder remembers from the
+            # previous store's import would spare this one its embedding.
+            embedder = LocalEmbedder()
+            embedder.warm_up()
             with fresh_backend(name, config, Path(tmp) / name, embedder) as backend:
                 store = StatementStore(Path(tmp) / name / "statements")
                 started = time.perf_counter()
