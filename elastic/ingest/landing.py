@@ -10,7 +10,7 @@ import hashlib
 import logging
 from collections import Counter
 from collections.abc import Callable, Sequence, Sized
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
@@ -58,7 +58,7 @@ Progress = Callable[[int, int, str], None]
 CategoryFallback = Callable[[str, str], str | None]
 """``fallback(merchant, descriptor)``: a category when no rule or history knows (Gemini)."""
 
-WRITE_BATCH = 5000
+WRITE_BATCH = 2500
 EMBED_BATCH = 64
 TRANSFER_WINDOW_DAYS = 3
 PROJECT_CSV = bank_csv.PROJECT_PROFILE  # the format name of the project's own CSV schema
@@ -388,7 +388,13 @@ def _pair_transfers(backend: SearchBackend, user_id: str, days: tuple[date, date
 class _Writer:
     """Transactions written WRITE_BATCH at a time, each batch counted in the report as it is
     stored. Full batches are written unsearchable; the last write (empty when the rows filled
-    the batches exactly) makes the whole import searchable at once. One batch is held."""
+    the batches exactly) makes the whole import searchable at once.
+
+    A full batch is written on a thread of its own while the next one is read and cleaned: the
+    store's work (Elasticsearch indexing, SQLite's B-trees) releases the GIL. One batch is in
+    flight at most, and its counts, failures and progress are taken on the importing thread
+    before the next is sent, so writes land in order and a failure surfaces at the next batch.
+    """
 
     def __init__(
         self,
@@ -406,6 +412,8 @@ class _Writer:
         self.failures: list[IngestProblem] = []
         self._batch: list[Transaction] = []
         self._hidden = False  # whether batches were written that are not searchable yet
+        self._sender = ThreadPoolExecutor(1, thread_name_prefix="finsync-write")
+        self._in_flight: tuple[list[Transaction], Future[WriteCounts]] | None = None
 
     @property
     def stored(self) -> int:
@@ -418,16 +426,25 @@ class _Writer:
         if len(batch) >= WRITE_BATCH:
             self._hidden = True  # before writing: a failed write may have stored part of it
             self._batch = []
-            self._write(batch, visible=False)
+            self._settle()
+            write = self._backend.add_transactions
+            self._in_flight = (batch, self._sender.submit(write, self._user_id, batch, False))
 
     def finish(self) -> None:
+        self._settle()
         if self._batch or self._hidden:
-            self._write(self._batch, visible=True)
+            counts = self._backend.add_transactions(self._user_id, self._batch, visible=True)
+            self._count(self._batch, counts)
         self._batch, self._hidden = [], False
+        self._sender.shutdown()
 
     def abandon(self) -> None:
         """After a failure: what was written becomes searchable, the rest is dropped."""
         self._batch = []
+        in_flight, self._in_flight = self._in_flight, None
+        if in_flight is not None:
+            wait([in_flight[1]])  # its outcome is not reported: the failure that got here is
+        self._sender.shutdown()
         if self._hidden:
             self._hidden = False
             try:
@@ -435,8 +452,14 @@ class _Writer:
             except BackendError as exc:  # the failure that got here is the one to report
                 log.warning("could not make the rows written so far searchable: %s", exc)
 
-    def _write(self, batch: list[Transaction], visible: bool) -> None:
-        counts = self._backend.add_transactions(self._user_id, batch, visible=visible)
+    def _settle(self) -> None:
+        """Wait for the batch in flight and count it; its failure is raised here."""
+        in_flight, self._in_flight = self._in_flight, None
+        if in_flight is not None:
+            batch, counts = in_flight
+            self._count(batch, counts.result())
+
+    def _count(self, batch: list[Transaction], counts: WriteCounts) -> None:
         where = {tx.transaction_id: tx.location for tx in batch} if counts.failed else {}
         _count_writes(self._report, counts, where, self.failures)
         self._progress(self.stored, max(self.expected, self.stored), self._report.source)

@@ -459,7 +459,9 @@ def write_report(output: Path, results: list[SizeResult], info: RunInfo) -> Path
         "answer, so its ratio to DuckDB says little.",
         "- Statements: the sample set's statement PDFs through `ingest_statements` (read the "
         "text layer, find tables and facts, chunk, embed with the local model, store) into a "
-        "fresh store on each backend; pages/s is PDF pages over the call's wall time.",
+        "fresh store on each backend, each with a freshly loaded model (so no vector is "
+        "remembered from the other backend's run); pages/s is PDF pages over the call's wall "
+        "time.",
         "- First answers: a fresh process builds the pipeline as the app does, starts loading "
         "the local model in the background (as `ui/context.py` does), and asks at once, on the "
         "sample data; each time is counted from the start, so the second includes the first.",
