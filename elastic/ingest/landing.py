@@ -58,7 +58,7 @@ Progress = Callable[[int, int, str], None]
 CategoryFallback = Callable[[str, str], str | None]
 """``fallback(merchant, descriptor)``: a category when no rule or history knows (Gemini)."""
 
-WRITE_BATCH = 2500
+WRITE_BATCH = 5000
 EMBED_BATCH = 64
 TRANSFER_WINDOW_DAYS = 3
 PROJECT_CSV = bank_csv.PROJECT_PROFILE  # the format name of the project's own CSV schema
