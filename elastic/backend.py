@@ -62,6 +62,10 @@ class CategoryMemory:
 
 class SearchBackend(Protocol):
     name: str
+    # Whether an import gains by writing a batch on a thread of its own while it cleans the
+    # next: so when the store's work happens elsewhere (a node indexing a request) and not
+    # under this process's GIL (SQLite binds every row's values holding it).
+    background_writes: bool
 
     def prepare(self, dims: int, embedding_model: str) -> None:
         """Create the stores if missing; raise EmbeddingMismatch if they hold other vectors."""

@@ -390,10 +390,10 @@ class _Writer:
     stored. Full batches are written unsearchable; the last write (empty when the rows filled
     the batches exactly) makes the whole import searchable at once.
 
-    A full batch is written on a thread of its own while the next one is read and cleaned: the
-    store's work (Elasticsearch indexing, SQLite's B-trees) releases the GIL. One batch is in
-    flight at most, and its counts, failures and progress are taken on the importing thread
-    before the next is sent, so writes land in order and a failure surfaces at the next batch.
+    On a backend with ``background_writes`` a full batch is written on a thread of its own
+    while the next one is read and cleaned. One batch is in flight at most, and its counts,
+    failures and progress are taken on the importing thread before the next is sent, so
+    writes land in order and a failure surfaces at the next batch.
     """
 
     def __init__(
@@ -412,7 +412,11 @@ class _Writer:
         self.failures: list[IngestProblem] = []
         self._batch: list[Transaction] = []
         self._hidden = False  # whether batches were written that are not searchable yet
-        self._sender = ThreadPoolExecutor(1, thread_name_prefix="finsync-write")
+        self._sender = (
+            ThreadPoolExecutor(1, thread_name_prefix="finsync-write")
+            if backend.background_writes
+            else None
+        )
         self._in_flight: tuple[list[Transaction], Future[WriteCounts]] | None = None
 
     @property
@@ -428,7 +432,10 @@ class _Writer:
             self._batch = []
             self._settle()
             write = self._backend.add_transactions
-            self._in_flight = (batch, self._sender.submit(write, self._user_id, batch, False))
+            if self._sender is None:
+                self._count(batch, write(self._user_id, batch, False))
+            else:
+                self._in_flight = (batch, self._sender.submit(write, self._user_id, batch, False))
 
     def finish(self) -> None:
         self._settle()
@@ -436,15 +443,17 @@ class _Writer:
             counts = self._backend.add_transactions(self._user_id, self._batch, visible=True)
             self._count(self._batch, counts)
         self._batch, self._hidden = [], False
-        self._sender.shutdown()
+        if self._sender is not None:
+            self._sender.shutdown()
 
     def abandon(self) -> None:
         """After a failure: what was written becomes searchable, the rest is dropped."""
         self._batch = []
         in_flight, self._in_flight = self._in_flight, None
         if in_flight is not None:
-            wait([in_flight[1]])  # its outcome is not reported: the failure that got here is
-        self._sender.shutdown()
+            wait([in_flight[1]])  # not counted: the failure that got here is the one to report
+        if self._sender is not None:
+            self._sender.shutdown()
         if self._hidden:
             self._hidden = False
             try:

@@ -102,11 +102,12 @@ def _latency_target(results: list[SizeResult], backend: str, size: int) -> Targe
 def _ingest_target(results: list[SizeResult], backend: str) -> Target:
     limit = INGEST_TARGETS[backend]
     what = f"{LABELS[backend]} ingestion (CSV through `ingest_file`)"
-    landed = [(i, r.size) for r in results for i in r.ingestion if i.backend == backend]
+    landed = [(r.size, i) for r in results for i in r.ingestion if i.backend == backend]
     if not landed:
         return Target(what, f"≥ {limit:,} rows/s", "—", None)
-    slowest, size = min(landed, key=lambda pair: pair[0].rows_per_s)
-    rate = slowest.rows_per_s
+    # The goal is for a file of a million rows: judged at the largest size run.
+    size, largest = max(landed, key=lambda pair: pair[0])
+    rate = largest.rows_per_s
     return Target(what, f"≥ {limit:,} rows/s", f"{rate:,.0f} rows/s (at {size:,})", rate >= limit)
 
 
@@ -440,7 +441,11 @@ def write_report(output: Path, results: list[SizeResult], info: RunInfo) -> Path
         "landed over the call's wall time. *Store writes* is the part of that time spent in "
         "the backend's `add_transactions` (SQLite's inserts and its index build at the end; "
         "Elasticsearch's bulk requests, documents built and the node indexing them): the "
-        "rate the store alone would allow if reading and cleaning the file cost nothing. "
+        "rate the store alone would allow if reading and cleaning the file cost nothing (on "
+        "Elasticsearch a batch is sent while the next is cleaned, so the two overlap). The "
+        "goals are for a file of a million rows and judged at the largest size; the node is "
+        "started for the run, so its first import, the smaller size, also pays the JVM's "
+        "warm-up. "
         "Pages are added with `add_statement_chunks` and not counted.",
         "- Columns: the embedded store answers from a columnar cache of the user's "
         "transactions, loaded in the background after a write; questions asked before it is "

@@ -156,6 +156,7 @@ def _added(a: WriteCounts, b: WriteCounts) -> WriteCounts:
 
 class ElasticsearchBackend(Engine):
     name = "elasticsearch"
+    background_writes = True
 
     def __init__(self, settings: Settings, client: Elasticsearch | None = None) -> None:
         self.url = settings.es_url or ""

@@ -286,6 +286,7 @@ def _unit_rows(matrix: np.ndarray) -> np.ndarray:
 
 class EmbeddedBackend(Engine):
     name = "embedded"
+    background_writes = False
     # Set while an import into an empty store runs without the secondary indexes.
     _indexes_deferred = False
 
