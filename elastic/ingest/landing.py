@@ -862,28 +862,21 @@ def ingest_statements(
         return read, _embed_new_pages(backend, embedder, user_id, read[1].chunks)
 
     with ThreadPoolExecutor(1, thread_name_prefix="finsync-read-pdf") as reader:
-        preparing: list[Future[_Prepared]] = [reader.submit(prepare, pdf) for pdf in pdfs[:1]]
+        # One file ahead: read and embedded while the one before it is stored.
+        ahead: Future[_Prepared] | None = reader.submit(prepare, pdfs[0]) if pdfs else None
         try:
             for done, pdf in enumerate(pdfs, start=1):
-                read, pages = preparing.pop(0).result()
-                preparing.extend(
-                    reader.submit(prepare, following) for following in pdfs[done : done + 1]
-                )
+                assert ahead is not None  # submitted for every file
+                read, pages = ahead.result()
+                ahead = reader.submit(prepare, pdfs[done]) if done < len(pdfs) else None
                 landed = _land_read(
-                    backend,
-                    pdf,
-                    read,
-                    user_id,
-                    embedder,
-                    store,
-                    "USD",
-                    pages=pages,
+                    backend, pdf, read, user_id, embedder, store, "USD", pages=pages
                 )
                 report.merge(landed)
                 progress(done, len(pdfs), pdf.name)
         except BaseException:
-            for pending in preparing:
-                pending.cancel()
+            if ahead is not None:
+                ahead.cancel()
             try:
                 _pages_searchable(backend, embedder, user_id)
             except BackendError as exc:  # the failure that got here is the one to report
