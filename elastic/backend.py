@@ -101,7 +101,10 @@ class SearchBackend(Protocol):
         """Store the pages; ``visible=False`` lets an import of several statements make them
         searchable once, with a last visible write (which may be empty)."""
 
-    def add_facts(self, user_id: str, facts: Sequence[StatementFact]) -> WriteCounts: ...
+    def add_facts(
+        self, user_id: str, facts: Sequence[StatementFact], visible: bool = True
+    ) -> WriteCounts:
+        """Store the facts; ``visible=False`` as for ``add_statement_chunks``."""
 
     def facts(self, user_id: str, plan: IntentPlan) -> list[StatementFact]:
         """The statement facts ``plan.facts`` names, newest first."""

@@ -42,12 +42,20 @@ def _statement_ids(pdfs: list[Path]) -> set[str]:
     return {read_statement(pdf, pdf.name, StatementValues(), "USD").statement_id for pdf in pdfs}
 
 
+def _closing_balances(backend: SearchBackend) -> set[str]:
+    """The statements whose closing balance a question finds."""
+    plan = IntentPlan(intent=Intent.text_qa, text="closing balance", facts=["closing_balance"])
+    return {fact.statement_id for fact in backend.facts(USER, plan)}
+
+
 def _searchable(backend: SearchBackend, embedder: LocalEmbedder) -> set[str]:
-    """The statements whose pages a listing, a keyword and a vector search all find."""
+    """The statements whose pages a listing, a keyword and a vector search all find, and
+    whose closing balance is found too."""
     listed = {s.statement_id for s in backend.statements(USER)}
     plan = IntentPlan(intent=Intent.text_qa, text="statement closing balance")
     hits = backend.text_qa(USER, plan, embedder.embed([plan.text or ""])[0]).hits
     assert hits and {h.statement_id for h in hits} <= listed
+    assert listed <= _closing_balances(backend)
     return listed
 
 
@@ -89,9 +97,9 @@ def test_statements_landed_before_a_failure_are_searchable(
             ingest_statements(backend, pdfs, USER, failing, StatementStore(tmp_path / "pdfs"))
         assert _searchable(backend, embedder) == _statement_ids(pdfs[:2])
         if isinstance(backend, ElasticsearchBackend):  # the periodic refresh is back on
-            settings = backend.es.indices.get_settings(index=backend.st_index)
-            [index] = settings.body.values()
-            assert "refresh_interval" not in index["settings"]["index"]
+            for name in (backend.st_index, backend.facts_index):
+                [index] = backend.es.indices.get_settings(index=name).body.values()
+                assert "refresh_interval" not in index["settings"]["index"]
 
 
 def test_elasticsearch_makes_an_import_searchable_once_at_its_end(
@@ -103,16 +111,21 @@ def test_elasticsearch_makes_an_import_searchable_once_at_its_end(
         assert isinstance(backend, ElasticsearchBackend)
 
         def progress(done: int, total: int, label: str) -> None:
-            settings = backend.es.indices.get_settings(index=backend.st_index).body
-            [index] = settings.values()
+            intervals = backend.es.indices.get_settings(
+                index=[backend.st_index, backend.facts_index], filter_path="*.settings.index"
+            ).body
             during.append(
-                (len(backend.statements(USER)), index["settings"]["index"].get("refresh_interval"))
+                (
+                    len(backend.statements(USER)),
+                    len(_closing_balances(backend)),
+                    {i["settings"]["index"].get("refresh_interval") for i in intervals.values()},
+                )
             )
 
         ingest_statements(
             backend, pdfs, USER, embedder, StatementStore(tmp_path / "pdfs"), progress
         )
-        assert during == [(0, "-1")] * len(pdfs)  # written, not yet searchable
+        assert during == [(0, 0, {"-1"})] * len(pdfs)  # written, not yet searchable
         assert _searchable(backend, embedder) == _statement_ids(pdfs)
         segments = backend.es.cat.segments(index=backend.st_index, format="json").body
         assert len(segments) == 1  # one refresh cut one segment for the whole import

@@ -484,12 +484,14 @@ def land_parsed(
     progress: Progress = _no_progress,
     fallback: CategoryFallback | None = None,
     source_file: str | None = None,
+    facts_visible: bool = True,
 ) -> None:
     """Clean and store the rows and facts of one read file, counting everything in ``report``.
 
     The rows stream through: read, cleaned and written a batch at a time, so a file of any
     length lands in bounded memory; ``progress`` counts the rows stored. Rows record
-    ``source_file`` as where they came from (default: the file's name)."""
+    ``source_file`` as where they came from (default: the file's name). The facts are written
+    as ``add_facts(visible=facts_visible)``."""
     source = report.source
     account = _AccountValues(parsed, defaults, source, default_currency)
     memory = backend.category_memory(user_id)
@@ -532,7 +534,7 @@ def land_parsed(
         progress(writer.stored, seen + len(parsed.problems), source)
     facts = _statement_facts(parsed, file_rows, resolved, defaults, source)
     if facts:
-        backend.add_facts(user_id, facts)
+        backend.add_facts(user_id, facts, facts_visible)
     if days:
         _pair_transfers(backend, user_id, days)
     if report.landed_nothing and not report.problems:
@@ -698,10 +700,12 @@ def _write_pages(
         _count_writes(report, counts, where)
 
 
-def _pages_searchable(backend: SearchBackend, embedder: Embedder, user_id: str) -> None:
-    """The pages written unsearchable so far made searchable (an empty visible write)."""
+def _statements_searchable(backend: SearchBackend, embedder: Embedder, user_id: str) -> None:
+    """The pages and facts written unsearchable so far made searchable (empty visible
+    writes)."""
     empty = np.empty((0, embedder.dims), dtype=np.float32)
     backend.add_statement_chunks(user_id, [], empty, embedder.model_name, visible=True)
+    backend.add_facts(user_id, [], visible=True)
 
 
 def _new_rows(
@@ -801,7 +805,7 @@ def _land_read(
     pages: _NewPages | None = None,
 ) -> IngestReport:
     """``land_statement`` of a file already read. With its new ``pages`` already embedded,
-    they are written unsearchable, for the caller to make searchable."""
+    they and the facts are written unsearchable, for the caller to make searchable."""
     report = IngestReport(source=path.name, format=PDF_FORMAT)
     if isinstance(read, IngestProblem):
         report.problems.append(read)
@@ -809,14 +813,14 @@ def _land_read(
     source_file, statement = read
     report.problems.extend(statement.problems)
     report.assumed = statement.assumed
+    visible = pages is None
     if statement.chunks:  # only statements that can be cited are kept
         store.keep(path, source_file)
-        visible = pages is None
         if pages is None:
             pages = _embed_new_pages(backend, embedder, user_id, statement.chunks)
         _write_pages(backend, embedder.model_name, user_id, pages, report, visible)
     if statement.facts:
-        backend.add_facts(user_id, _pdf_facts(statement, source_file))
+        backend.add_facts(user_id, _pdf_facts(statement, source_file), visible)
     rows = _new_rows(backend, user_id, statement, report)
     if rows is not None and rows.rows:
         rows_report = IngestReport(source=path.name)
@@ -831,6 +835,7 @@ def _land_read(
             progress,
             fallback,
             source_file,
+            facts_visible=visible,
         )
         report.merge(rows_report)
     if report.landed_nothing and not report.problems:
@@ -849,9 +854,10 @@ def ingest_statements(
     """Every statement PDF landed (the ``ingest statements`` alias); one report for all.
 
     The next file is read and its new pages embedded on a thread of its own while one is
-    stored (the model and the store's client release the GIL). The pages become searchable
-    together, once the last file has landed or one has failed, so the store does not index
-    each file's on its own.
+    stored (the model and the store's client release the GIL). The pages and facts become
+    searchable together, once the last file has landed or one has failed, so the store does
+    not index each file's on its own; the rows are searchable as each file lands, since the
+    next file's rows are matched against them.
     """
     report = IngestReport()
 
@@ -878,11 +884,11 @@ def ingest_statements(
             if ahead is not None:
                 ahead.cancel()
             try:
-                _pages_searchable(backend, embedder, user_id)
+                _statements_searchable(backend, embedder, user_id)
             except BackendError as exc:  # the failure that got here is the one to report
                 log.warning("could not make the pages landed so far searchable: %s", exc)
             raise
-        _pages_searchable(backend, embedder, user_id)
+        _statements_searchable(backend, embedder, user_id)
     log.info("ingested %d statement file(s): %s", len(pdfs), report.summary())
     return report
 

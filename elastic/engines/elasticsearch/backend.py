@@ -169,8 +169,7 @@ class ElasticsearchBackend(Engine):
         self.st_index = settings.statements_index
         self.facts_index = settings.facts_index
         self.rules_index = settings.category_rules_index
-        self._refresh_paused = False  # by an import writing unsearchable batches
-        self._statements_paused = False  # by an import of several statements
+        self._paused: set[str] = set()  # indices an import writes unsearchable for now
         self._senders = futures.ThreadPoolExecutor(TX_SENDERS, thread_name_prefix="finsync-bulk")
         # Field names and types only: the vector's dimensions do not matter to a query.
         self.query_indices = {
@@ -245,14 +244,27 @@ class ElasticsearchBackend(Engine):
             )
 
     # -- writes ---------------------------------------------------------------------------
-    def _bulk_create(
-        self,
-        user_id: str,
-        actions: Sequence[Any],
-        refresh: str | None,
-    ) -> WriteCounts:
-        """``actions`` as the bulk helpers take them; then the index ``refresh`` names, if any,
-        is made searchable."""
+    @contextmanager
+    def _searchable_after(self, index: str, visible: bool) -> Iterator[None]:
+        """Around a write to ``index``. A long import (``visible=False`` until its last write)
+        pauses the index's periodic refresh, so the node does not cut a small segment every
+        second or after every file; the visible write refreshes once and resumes it, also when
+        it fails."""
+        if not visible and index not in self._paused:
+            self._set_refresh_interval(index, "-1")
+            self._paused.add(index)
+        try:
+            yield
+            if visible:
+                with self._answering(writing=True):
+                    self._writer.indices.refresh(index=index)
+        finally:
+            if visible and index in self._paused:
+                self._paused.discard(index)
+                self._set_refresh_interval(index, None)
+
+    def _bulk_create(self, user_id: str, actions: Sequence[Any]) -> WriteCounts:
+        """``actions`` as the bulk helpers take them."""
         indexed = skipped = 0
         failed: dict[str, str] = {}
         with self._answering(writing=True):
@@ -276,40 +288,26 @@ class ElasticsearchBackend(Engine):
                     error = result.get("error", {})
                     record_id = result["_id"].removeprefix(f"{_user_key(user_id)}:")
                     failed[record_id] = str(error.get("reason", error))
-            if refresh:
-                self._writer.indices.refresh(index=refresh)
         return WriteCounts(indexed, skipped, failed)
 
     def add_transactions(
         self, user_id: str, rows: Sequence[Transaction], visible: bool = True
     ) -> WriteCounts:
-        """A long import (``visible=False`` until its last write) pauses the transactions
-        index's periodic refresh, so the node does not cut a small segment every second; the
-        visible write resumes it and refreshes once. An empty visible write only does that."""
-        if not visible and not self._refresh_paused:
-            self._set_refresh_interval(self.tx_index, "-1")
-            self._refresh_paused = True
+        """An empty visible write only makes the import searchable (``_searchable_after``)."""
         counts = WriteCounts(0, 0, {})
-        try:
-            with self._answering(writing=True):
-                # Each request goes as soon as its body is written, while the next one is: the
-                # node indexes requests in flight at once each on a write thread of its own.
-                sent: list[futures.Future[WriteCounts]] = []
-                try:
-                    for start in range(0, len(rows), TX_BULK_CHUNK):
-                        chunk = rows[start : start + TX_BULK_CHUNK]
-                        body = _ndjson(user_id, chunk)
-                        sent.append(self._senders.submit(self._create_rows, user_id, chunk, body))
-                finally:
-                    futures.wait(sent)  # none still writing when a failure is raised
-                for request in sent:
-                    counts = _added(counts, request.result())
-                if visible:
-                    self._writer.indices.refresh(index=self.tx_index)
-        finally:
-            if visible and self._refresh_paused:
-                self._refresh_paused = False
-                self._set_refresh_interval(self.tx_index, None)
+        with self._searchable_after(self.tx_index, visible), self._answering(writing=True):
+            # Each request goes as soon as its body is written, while the next one is: the
+            # node indexes requests in flight at once each on a write thread of its own.
+            sent: list[futures.Future[WriteCounts]] = []
+            try:
+                for start in range(0, len(rows), TX_BULK_CHUNK):
+                    chunk = rows[start : start + TX_BULK_CHUNK]
+                    body = _ndjson(user_id, chunk)
+                    sent.append(self._senders.submit(self._create_rows, user_id, chunk, body))
+            finally:
+                futures.wait(sent)  # none still writing when a failure is raised
+            for request in sent:
+                counts = _added(counts, request.result())
         return counts
 
     def _create_rows(self, user_id: str, rows: Sequence[Transaction], body: bytes) -> WriteCounts:
@@ -372,10 +370,9 @@ class ElasticsearchBackend(Engine):
         embedding_model: str,
         visible: bool = True,
     ) -> WriteCounts:
-        """An import of several statements (``visible=False`` until its last write) pauses the
-        statements index's periodic refresh, so the node does not cut a small segment, with a
-        vector graph of its own, after every statement; the visible write resumes it and
-        refreshes once. An empty visible write only does that."""
+        """An import of several statements writes its pages unsearchable until its last, empty
+        write (``_searchable_after``): each segment the node cuts builds a vector graph of its
+        own."""
         actions = [
             {
                 "_op_type": "create",
@@ -385,17 +382,12 @@ class ElasticsearchBackend(Engine):
             }
             for chunk, vector in zip(chunks, vectors, strict=True)
         ]
-        if not visible and not self._statements_paused:
-            self._set_refresh_interval(self.st_index, "-1")
-            self._statements_paused = True
-        try:
-            return self._bulk_create(user_id, actions, self.st_index if visible else None)
-        finally:
-            if visible and self._statements_paused:
-                self._statements_paused = False
-                self._set_refresh_interval(self.st_index, None)
+        with self._searchable_after(self.st_index, visible):
+            return self._bulk_create(user_id, actions)
 
-    def add_facts(self, user_id: str, facts: Sequence[StatementFact]) -> WriteCounts:
+    def add_facts(
+        self, user_id: str, facts: Sequence[StatementFact], visible: bool = True
+    ) -> WriteCounts:
         actions = [
             {
                 "_op_type": "create",
@@ -405,7 +397,8 @@ class ElasticsearchBackend(Engine):
             }
             for fact in facts
         ]
-        return self._bulk_create(user_id, actions, self.facts_index)
+        with self._searchable_after(self.facts_index, visible):
+            return self._bulk_create(user_id, actions)
 
     # -- re-embedding ---------------------------------------------------------------------
     def reembed(

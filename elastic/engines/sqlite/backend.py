@@ -543,7 +543,10 @@ class EmbeddedBackend(Engine):
                 self._vectors.pop(user_id, None)
         return WriteCounts(indexed, len(docs) - indexed, {})
 
-    def add_facts(self, user_id: str, facts: Sequence[StatementFact]) -> WriteCounts:
+    def add_facts(
+        self, user_id: str, facts: Sequence[StatementFact], visible: bool = True
+    ) -> WriteCounts:
+        """Each committed write is searchable at once, whatever ``visible`` says."""
         docs = [{**fact.as_document(user_id), "box": _json_box(fact.box)} for fact in facts]
         if not docs:
             return WriteCounts(0, 0, {})
