@@ -1,8 +1,10 @@
 """How an import's transactions reach a real Elasticsearch node: several bulk requests of a
-batch in flight at once, each row's outcome counted, refusals reported at the row's line."""
+batch in flight at once, each row's outcome counted, refusals reported at the row's line; and
+how an import reads every row it needs back, one page or many."""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -58,6 +60,27 @@ def test_a_row_the_node_refuses_is_reported_at_its_line_and_the_others_land(
     assert (again.indexed, again.skipped) == (0, 4)
     assert [p.location for p in again.problems] == ["line 5"]
     assert _count(fresh_es) == 4
+
+
+def test_an_import_reads_back_every_row_it_asks_for_beyond_one_page(
+    fresh_es: ElasticsearchBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reads for matching a statement's rows, categories and transfers take one request when
+    the rows fit in a page; more rows than that are all read too."""
+    path = tmp_path / "t.csv"
+    path.write_text(
+        HEADER
+        + "".join(
+            f"2025-01-{day:02d},SHOP {day},-{day}.00,USD,Dining,Cafe,111122223333,Card,Bank\n"
+            for day in range(1, 11)
+        )
+    )
+    assert ingest_file(fresh_es, path, USER).indexed == 10
+    days = (date(2025, 1, 1), date(2025, 1, 31))
+    one_page = sorted(fresh_es.amounts_on_account(USER, "3333", *days))
+    monkeypatch.setattr(es_backend, "SCAN_PAGE", 3)
+    several_pages = sorted(fresh_es.amounts_on_account(USER, "3333", *days))
+    assert one_page == several_pages == [(date(2025, 1, d), -d * 100) for d in range(1, 11)]
 
 
 def test_rows_a_full_write_queue_turns_away_are_sent_again_until_they_land(

@@ -75,6 +75,8 @@ BULK_RETRIES = 3
 BULK_RETRY_BACKOFF_S = 2.0
 BULK_RESPONSE_FIELDS = "errors,items.*.status,items.*._id,items.*.error"
 MERCHANT_MEMORY_SIZE = 10_000
+SCAN_PAGE = 1000
+"""Hits one search returns when a reader wants them all; more are scrolled through."""
 # Statuses that say the node or cluster is in trouble (or will not let us in), not the request.
 _OUTAGE_STATUSES = frozenset({401, 403, 408, 429})
 
@@ -351,6 +353,14 @@ class ElasticsearchBackend(Engine):
                 index=index, settings={"index": {"refresh_interval": interval}}
             )
 
+    def _every_hit(self, index: str, body: Body) -> list[dict[str, Any]]:
+        """Every hit of ``body``: one request when they fit in a page, where a scroll takes
+        three (a statement import asks for a few per file), else a scroll."""
+        hits = self.es.search(index=index, body={**body, "size": SCAN_PAGE})["hits"]["hits"]
+        if len(hits) < SCAN_PAGE:
+            return hits
+        return list(helpers.scan(self.es, index=index, query=body, size=SCAN_PAGE))
+
     def missing_chunks(self, user_id: str, doc_ids: Sequence[str]) -> set[str]:
         if not doc_ids:
             return set()
@@ -470,7 +480,7 @@ class ElasticsearchBackend(Engine):
             },
         }
         with self._answering(lambda: body):
-            rules = helpers.scan(self.es, index=self.rules_index, query={"query": user})
+            rules = self._every_hit(self.rules_index, {"query": user})
             overrides = {r["_source"]["merchant"]: r["_source"]["category"] for r in rules}
             aggs = self.es.search(index=self.tx_index, body=body)["aggregations"]
         counts = [
@@ -505,11 +515,7 @@ class ElasticsearchBackend(Engine):
             self._writer.index(
                 index=self.rules_index, id=_doc_id(user_id, merchant), document=rule, refresh=True
             )
-            hits = helpers.scan(
-                self.es,
-                index=self.tx_index,
-                query={"query": query, "_source": ["transaction_id"]},
-            )
+            hits = self._every_hit(self.tx_index, {"query": query, "_source": ["transaction_id"]})
             ids = [h["_source"]["transaction_id"] for h in hits]
             return self._set_category(user_id, ids, category, inferred=False)
 
@@ -525,9 +531,7 @@ class ElasticsearchBackend(Engine):
         }
         fields = ["transaction_id", "account_no", "date", "amount_cents", "currency"]
         with self._answering(lambda: query):
-            hits = helpers.scan(
-                self.es, index=self.tx_index, query={"query": query, "_source": fields}
-            )
+            hits = self._every_hit(self.tx_index, {"query": query, "_source": fields})
             return [
                 PairRow(
                     h["_source"]["transaction_id"],
@@ -556,10 +560,8 @@ class ElasticsearchBackend(Engine):
             }
         }
         with self._answering(lambda: query):
-            hits = helpers.scan(
-                self.es,
-                index=self.tx_index,
-                query={"query": query, "_source": ["date", "amount_cents"]},
+            hits = self._every_hit(
+                self.tx_index, {"query": query, "_source": ["date", "amount_cents"]}
             )
             return [
                 (date.fromisoformat(h["_source"]["date"]), h["_source"]["amount_cents"])
