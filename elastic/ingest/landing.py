@@ -172,9 +172,10 @@ class _Cleaner:
         self._memory = memory
         self._source = source
         self._categoriser = Categoriser(fallback)
-        # Occurrences per id key ("account|day|cents|currency"): the same amount twice on a day
-        # is two transactions. One small entry per distinct key, never the rows themselves.
-        self._occurrences: dict[str, int] = {}
+        # Occurrences per id key (account, day, cents, currency): the same amount twice on a
+        # day is two transactions. One small entry per distinct key, never the rows themselves;
+        # kept as a tuple, its id text is only written for rows without an id of their own.
+        self._occurrences: dict[tuple[str, date | None, int, str], int] = {}
         self._given_ids: set[str] = set()  # a file's own transaction_ids seen so far
         self._merchant = lru_cache(maxsize=LOOKUP_CACHE)(self._find_merchant)
         self._category = lru_cache(maxsize=LOOKUP_CACHE)(self._find_category)
@@ -220,13 +221,11 @@ class _Cleaner:
             self._given_ids.add(tx_id)
         merchant, merchant_inferred = self._merchant(row.merchant, description)
         category, category_inferred = self._category(row.category, merchant, description)
-        key = (
-            f"{(account_no or account_name).strip()}|{row.date}|{int(row.amount * 100)}|{currency}"
-        )
+        key = ((account_no or account_name).strip(), row.date, int(row.amount * 100), currency)
         occurrence = self._occurrences.get(key, 0) + 1
         self._occurrences[key] = occurrence
         return Transaction(
-            transaction_id=tx_id or content_id(key, occurrence),
+            transaction_id=tx_id or content_id(*key, occurrence),
             date=row.date,
             description=description,
             amount=row.amount,
