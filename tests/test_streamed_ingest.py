@@ -4,6 +4,7 @@ file, and progress that counts the rows actually stored."""
 from __future__ import annotations
 
 import csv
+import gc
 import sqlite3
 import tracemalloc
 from dataclasses import replace
@@ -66,6 +67,35 @@ def test_a_large_csv_lands_every_row_in_bounded_memory(tmp_path: Path) -> None:
     # while the next is cleaned, and about 220 bytes per row for ids), 77 MB to hold the rows
     # as read. What grows with the file is that small entry per row, so the margin stays wide.
     assert streamed_peak * 2 < held_peak, (streamed_peak, held_peak)
+
+
+def test_the_cycle_collector_is_paused_while_rows_are_cleaned_and_resumed_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Paused among the rows (progress is called there for each batch written), resumed when
+    the last of several imports running at once is done, and left off if it was off."""
+    monkeypatch.setattr(landing, "WRITE_BATCH", 10)
+    path = tmp_path / "t.csv"
+    write_transactions_csv(path, 25)
+    backend = _backend(tmp_path)
+    during: list[bool] = []
+    ingest_file(backend, path, USER, progress=lambda *_: during.append(gc.isenabled()))
+    backend.close()
+    assert during == [False, False, True, True]  # two full batches, then the rest and the end
+    assert gc.isenabled()
+    paused = landing._CollectorPause()
+    with paused():
+        with paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the other import is still running
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 @pytest.mark.parametrize("kind", ["embedded", "elasticsearch"])

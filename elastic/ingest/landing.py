@@ -6,11 +6,14 @@ every format: values the file lacks, merchant and category, ids, transfers, fact
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
+import threading
 from collections import Counter, deque
-from collections.abc import Callable, Sequence, Sized
+from collections.abc import Callable, Iterator, Sequence, Sized
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
@@ -388,6 +391,40 @@ def _pair_transfers(backend: SearchBackend, user_id: str, days: tuple[date, date
     return backend.mark_transfers(user_id, sorted(paired)) if paired else 0
 
 
+class _CollectorPause:
+    """Python's cycle collector paused while files are cleaned, and resumed when the last
+    import running in the process is done, as it was.
+
+    Cleaning makes a few short-lived objects per row, and the batches and row ids it keeps
+    make the collector walk everything alive again and again: a million rows spend a fifth of
+    their cleaning time in it. The rows make no reference cycles, so reference counting frees
+    them as before.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._imports = 0
+        self._was_enabled = False
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if not self._imports:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._imports += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._imports -= 1
+                if not self._imports and self._was_enabled:
+                    gc.enable()
+
+
+_collector_paused = _CollectorPause()
+
+
 class _Writer:
     """Transactions written WRITE_BATCH at a time, each batch counted in the report as it is
     stored. Full batches are written unsearchable; the last write (empty when the rows filled
@@ -512,22 +549,23 @@ def land_parsed(
     days: tuple[date, date] | None = None  # of rows with an inferred category
     seen = 0
     try:
-        for row in parsed.rows:
-            seen += 1
-            account.see(row)
-            file_rows.see(row)
-            if row.pending:
-                report.pending += 1
-                continue
-            try:
-                tx = cleaner.transaction(row)
-            except ValueError as exc:
-                bad.append(IngestProblem(source, row.location, str(exc)))
-                continue
-            if tx.category_inferred:
-                day = tx.date
-                days = (min(days[0], day), max(days[1], day)) if days else (day, day)
-            writer.add(tx)
+        with _collector_paused():
+            for row in parsed.rows:
+                seen += 1
+                account.see(row)
+                file_rows.see(row)
+                if row.pending:
+                    report.pending += 1
+                    continue
+                try:
+                    tx = cleaner.transaction(row)
+                except ValueError as exc:
+                    bad.append(IngestProblem(source, row.location, str(exc)))
+                    continue
+                if tx.category_inferred:
+                    day = tx.date
+                    days = (min(days[0], day), max(days[1], day)) if days else (day, day)
+                writer.add(tx)
     except BaseException:
         writer.abandon()
         raise
