@@ -108,7 +108,12 @@ def _ingest_target(results: list[SizeResult], backend: str) -> Target:
     # The goal is for a file of a million rows: judged at the largest size run.
     size, largest = max(landed, key=lambda pair: pair[0])
     rate = largest.rows_per_s
-    return Target(what, f"≥ {limit:,} rows/s", f"{rate:,.0f} rows/s (at {size:,})", rate >= limit)
+    measured = (
+        f"{rate:,.0f} rows/s at {size:,}, {rate / limit:.0%} of the goal; the store's own writes "
+        f"{largest.store_seconds:,.1f} of {largest.seconds:,.1f} s "
+        f"({largest.store_rows_per_s:,.0f} rows/s alone)"
+    )
+    return Target(what, f"≥ {limit:,} rows/s", measured, rate >= limit)
 
 
 def _app_peak_mb(result: SizeResult) -> float:
