@@ -929,7 +929,7 @@ def ingest_statements(
             try:
                 _statements_searchable(backend, embedder, user_id)
             except BackendError as exc:  # the failure that got here is the one to report
-                log.warning("could not make the pages landed so far searchable: %s", exc)
+                log.warning("could not make the statements landed so far searchable: %s", exc)
             raise
         _statements_searchable(backend, embedder, user_id)
     log.info("ingested %d statement file(s): %s", len(pdfs), report.summary())
