@@ -14,7 +14,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from elastic.backend import SearchBackend
-from elastic.ingest.landing import forget
+from elastic.ingest.landing import Forgotten, forget
 from elastic.model.plan import Direction, Intent, IntentPlan, Metric
 from elastic.model.results import ListingResult, StatementHit, StatementInfo, Vocabulary
 from elastic.statement_store import StatementStore
@@ -291,12 +291,12 @@ class ChatPipeline:
 
     def forget(
         self, user_id: str, store: StatementStore, source_files: list[str] | None = None
-    ) -> int:
-        """Delete the user's data of ``source_files`` (all of it when None), kept PDFs too; the
-        number of stored documents deleted."""
-        deleted = forget(self.backend, store, user_id, source_files)
+    ) -> Forgotten:
+        """Delete the user's data of ``source_files`` (all of it when None), kept PDFs too, and
+        say what went."""
+        forgotten = forget(self.backend, store, user_id, source_files)
         self.data_changed(user_id)
-        return deleted
+        return forgotten
 
     def ask(
         self,

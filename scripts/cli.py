@@ -29,6 +29,7 @@ from elastic.ingest.landing import FileDefaults, ingest_file
 from elastic.ingest.landing import forget as forget_data
 from elastic.masking import mask_logs
 from elastic.model.records import IngestReport
+from elastic.user_ids import InvalidUserId, checked_user_id
 from settings import Settings
 
 log = logging.getLogger("finsync")
@@ -39,6 +40,41 @@ UserOption = Annotated[
 ]
 
 
+_INERT = {
+    code: f"\\u{code:04x}"
+    for code in (
+        *range(0x20),
+        0x7F,
+        *range(0x80, 0xA0),
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    )
+    if code not in (0x09, 0x0A)
+}
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character (C0 but tab and newline, DEL, C1) and bidi override
+    written as a visible ``\\uXXXX`` escape, so nothing a file holds can drive the terminal
+    (an OSC 52 clipboard write, a bell, a backspace over what was printed). In JSON text the
+    escapes are JSON's own, so the object still parses to the same strings."""
+    return text.translate(_INERT)
+
+
+def _echo(text: str, err: bool = False) -> None:
+    """Every line the command prints goes through here."""
+    typer.echo(terminal_safe(text), err=err)
+
+
+def _owner(user: str | None, settings: Settings) -> str:
+    """The user the command acts for: ``--user``, else ``FINSYNC_USER``; a usage error (exit 2)
+    when it is not a usable id."""
+    try:
+        return checked_user_id(settings.user if user is None else user)
+    except InvalidUserId as exc:
+        raise typer.BadParameter(str(exc), param_hint="--user") from exc
+
+
 @contextmanager
 def _reported_errors() -> Iterator[None]:
     """A backend that fails or holds other vectors, or any other of FinSync's errors: one clear
@@ -46,7 +82,7 @@ def _reported_errors() -> Iterator[None]:
     try:
         yield
     except FinSyncError as exc:
-        typer.echo(f"error: {headline(exc)}", err=True)
+        _echo(f"error: {headline(exc)}", err=True)
         raise typer.Exit(1) from exc
 
 
@@ -81,7 +117,7 @@ class _Bar:
             self._bar = tqdm(total=total, unit=self._unit, file=sys.stderr, leave=False)
         if self._bar.total != total:
             self._bar.total = total
-        self._bar.set_postfix_str(label[-40:])
+        self._bar.set_postfix_str(terminal_safe(label[-40:]))
         self._bar.update(done - self._bar.n)
 
     def close(self) -> None:
@@ -91,11 +127,11 @@ class _Bar:
 
 def _print_report(report: IngestReport) -> None:
     """One line per file (format, what landed), then what was assumed and each problem."""
-    typer.echo(f"{report.source}: {report.format or 'unreadable'}: {report.summary()}")
+    _echo(f"{report.source}: {report.format or 'unreadable'}: {report.summary()}")
     for note in report.assumed:
-        typer.echo(f"  assumed: {note}")
+        _echo(f"  assumed: {note}")
     for problem in report.problems:
-        typer.echo(f"  error: {problem}", err=True)
+        _echo(f"  error: {problem}", err=True)
 
 
 def _stopped(file: Path, bar: _Bar, reason: str) -> str:
@@ -150,16 +186,16 @@ def _ingest(settings: Settings, files: list[Path], user: str, defaults: FileDefa
             finally:
                 backend.close()
     except EmbeddingMismatch as exc:
-        typer.echo(f"error: {headline(exc)}", err=True)
+        _echo(f"error: {headline(exc)}", err=True)
         raise typer.Exit(1) from exc
     except BackendError as exc:
-        typer.echo(_stopped(file, bar, str(exc)), err=True)
+        _echo(_stopped(file, bar, str(exc)), err=True)
         raise typer.Exit(1) from exc
     except ModelError as exc:  # Vertex AI embeddings for a statement's pages
-        typer.echo(_stopped(file, bar, f"{headline(exc)}."), err=True)
+        _echo(_stopped(file, bar, f"{headline(exc)}."), err=True)
         raise typer.Exit(1) from exc
     except KeyboardInterrupt as exc:
-        typer.echo(_stopped(file, bar, "interrupted."), err=True)
+        _echo(_stopped(file, bar, "interrupted."), err=True)
         raise typer.Exit(1) from exc
     return clean
 
@@ -196,12 +232,13 @@ def ingest_cmd(
         raise typer.BadParameter("give at least one FILE")
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
-        raise typer.BadParameter(f"no such file: {', '.join(missing)}")
+        raise typer.BadParameter(terminal_safe(f"no such file: {', '.join(missing)}"))
     if currency and not (len(currency) == 3 and currency.isalpha()):
         raise typer.BadParameter(f"--currency {currency!r} is not an ISO 4217 code")
     settings = Settings()
+    owner = _owner(user, settings)
     defaults = FileDefaults(account_name, account_no, bank, currency.upper() if currency else None)
-    if not _ingest(settings, files, user or settings.user, defaults):
+    if not _ingest(settings, files, owner, defaults):
         raise typer.Exit(1)
 
 
@@ -217,12 +254,14 @@ def forget(
     ] = False,
     listing: Annotated[bool, typer.Option("--list", help="List the user's files")] = False,
 ) -> None:
-    """Delete a file's data, or all of a user's data, from the store (and kept PDFs)."""
+    """Delete a file's data, or all of a user's data, from the store (and kept PDFs). Only the
+    user's own files are touched; exit 1 when a named file is not one of them, or --all finds
+    nothing."""
     from llm.embeddings import make_embedder
     from llm.services import open_prepared_backend, statement_store
 
     settings = Settings()
-    owner = user or settings.user
+    owner = _owner(user, settings)
     if bool(files) == everything and not listing:
         raise typer.BadParameter("name FILE(s) to forget, or --all for everything")
     with _reported_errors():
@@ -231,13 +270,22 @@ def forget(
             if listing:
                 statements = [s.source_file for s in backend.statements(owner)]
                 for name in sorted({*backend.source_files(owner), *statements}):
-                    typer.echo(name)
+                    _echo(name)
                 return
             chosen = None if everything else list(files or [])
-            deleted = forget_data(backend, statement_store(settings), owner, chosen)
+            forgotten = forget_data(backend, statement_store(settings), owner, chosen)
         finally:
             backend.close()
-    typer.echo(f"forgot {deleted} stored document(s) of {owner}")
+    for name in forgotten.files:
+        _echo(f"forgot {name}")
+    for name in forgotten.unknown:
+        _echo(f"error: {name} is not one of {owner}'s files (see finsync forget --list)", err=True)
+    _echo(
+        f"forgot {forgotten.documents} stored document(s) and {len(forgotten.pdfs)} kept PDF(s) "
+        f"of {len(forgotten.files)} file(s) of {owner}"
+    )
+    if forgotten.unknown or not forgotten.files:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -262,7 +310,7 @@ def reembed() -> None:
         finally:
             bar.close()
             backend.close()
-    typer.echo(f"re-embedded {pages} page(s) with {embedder.model_name}")
+    _echo(f"re-embedded {pages} page(s) with {embedder.model_name}")
 
 
 @app.command()
@@ -278,7 +326,7 @@ def sample(
     from scripts.sample_data import generate_sample
 
     sample_set = generate_sample(out, seed=seed)
-    typer.echo(
+    _echo(
         f"sample: {sample_set.transactions_csv}, {len(sample_set.statement_pdfs)} statements, "
         f"{len(sample_set.exports)} bank exports in {sample_set.exports[0].parent} and "
         f"{len(sample_set.statement_layouts)} statements in other banks' layouts in "
@@ -286,7 +334,7 @@ def sample(
     )
     if ingest:
         settings = Settings()
-        owner = user or settings.user
+        owner = _owner(user, settings)
         files = [sample_set.transactions_csv, *sample_set.statement_pdfs]
         if not _ingest(settings, files, owner, FileDefaults()):
             raise typer.Exit(1)
@@ -317,6 +365,7 @@ def ask(
     from llm.services import build_pipeline
 
     settings = Settings()
+    owner = _owner(user, settings)
     try:
         today = date.fromisoformat(as_of) if as_of else date.today()
     except ValueError as exc:
@@ -329,7 +378,7 @@ def ask(
     try:
         for number, text in enumerate(questions):
             try:
-                answer = pipeline.ask(text, user or settings.user, today, previous)
+                answer = pipeline.ask(text, owner, today, previous)
             except BackendUnavailable as exc:
                 # The rest would wait on the same outage: each gets the one line, unasked.
                 failures += len(questions) - number
@@ -347,14 +396,14 @@ def ask(
                 continue
             previous = answer.follow_up_basis if answer.result is not None else previous
             if as_json:
-                typer.echo(json.dumps(answer.as_json(), ensure_ascii=False))
+                _echo(json.dumps(answer.as_json(), ensure_ascii=False))
                 continue
-            typer.echo(answer.text)
+            _echo(answer.text)
             for citation in answer.citations:
                 page = f", page {citation.page}" if citation.page else ""
-                typer.echo(f"  [{citation.n}] {citation.source}{page}")
+                _echo(f"  [{citation.n}] {citation.source}{page}")
             if len(questions) > 1:
-                typer.echo("")
+                _echo("")
     finally:
         pipeline.backend.close()
     if failures:
@@ -363,9 +412,9 @@ def ask(
 
 def _print_failure(question: str, message: str, as_json: bool) -> None:
     if as_json:
-        typer.echo(json.dumps({"question": question, "error": message}, ensure_ascii=False))
+        _echo(json.dumps({"question": question, "error": message}, ensure_ascii=False))
     else:
-        typer.echo(f"error: {message}", err=True)
+        _echo(f"error: {message}", err=True)
 
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}

@@ -105,16 +105,19 @@ def test_a_file_or_everything_can_be_forgotten(
     ingest_file(backend, pdf, "u", embedder, store, FileDefaults())
     ingest_file(backend, export, "u", defaults=flags)
     (statement,) = backend.statements("u")
-    assert store.path(statement.source_file).exists()
+    assert store.path(statement.source_file, "u").exists()
     assert sorted(backend.source_files("u")) == sorted([statement.source_file, export.name])
 
-    forget(backend, store, "u", [statement.source_file])
-    assert backend.statements("u") == [] and not store.path(statement.source_file).exists()
+    forgotten = forget(backend, store, "u", [statement.source_file])
+    assert forgotten.files == forgotten.pdfs == [statement.source_file]
+    assert backend.statements("u") == [] and not store.path(statement.source_file, "u").exists()
     assert backend.source_files("u") == [export.name]
     closing = IntentPlan(intent=Intent.text_qa, text="closing balance", facts=["closing_balance"])
     assert [f.source_file for f in backend.facts("u", closing)] == [export.name]
 
-    assert forget(backend, store, "u") == 21 + 2  # the export's rows and its two balances
+    forgotten = forget(backend, store, "u")
+    assert forgotten.documents == 21 + 2  # the export's rows and its two balances
+    assert forgotten.files == [export.name] and forgotten.pdfs == []
     everything = IntentPlan(intent=Intent.aggregate, direction=Direction.any)
     assert backend.aggregate("u", everything).count == 0
     assert backend.facts("u", closing) == [] and backend.source_files("u") == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.errors import StreamlitAuthError, StreamlitSecretNotFoundError
 
+from elastic.user_ids import checked_user_id
 from settings import Settings
 
 
@@ -20,13 +21,14 @@ def signed_in() -> bool:
 
 
 def current_user_id(settings: Settings) -> str:
-    """The owner every query is filtered by: the signed-in identity, or the configured user."""
+    """The owner every query is filtered by: the signed-in identity, or the configured user;
+    ``InvalidUserId`` when that is not a usable id (``elastic.user_ids``)."""
     if not oidc_configured():
-        return settings.user
+        return checked_user_id(settings.user)
     identity = st.user.get("email") or st.user.get("sub")
     if not identity:
         raise StreamlitAuthError("the identity provider returned neither an email nor a subject")
-    return str(identity)
+    return checked_user_id(str(identity))
 
 
 def sign_in_page() -> None:

@@ -9,6 +9,7 @@ import streamlit as st
 
 from elastic.model.results import Vocabulary
 from elastic.statement_store import StatementStore
+from elastic.user_ids import InvalidUserId
 from llm.embeddings import LocalEmbedder
 from llm.ingesting import Importer
 from llm.pipeline import ChatPipeline
@@ -78,4 +79,9 @@ def app_context() -> AppContext:
             icon=":material/cloud_off:",
         )
         st.stop()
-    return AppContext(settings, pipeline, current_user_id(settings), fingerprint)
+    try:
+        user_id = current_user_id(settings)
+    except InvalidUserId as exc:
+        st.error(f"FinSync Chat cannot serve this user: {exc}.", icon=":material/person_off:")
+        st.stop()
+    return AppContext(settings, pipeline, user_id, fingerprint)

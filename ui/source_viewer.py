@@ -51,7 +51,7 @@ def _pages_in(pdf_path: str) -> int:
 
 def _stored_pdf(context: AppContext, chunk: StatementHit) -> Path | None:
     try:
-        path = context.store.path(chunk.source_file)
+        path = context.store.path(chunk.source_file, context.user_id)
     except ValueError:
         return None
     return path if path.exists() else None

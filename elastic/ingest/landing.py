@@ -858,7 +858,7 @@ def _land_read(
     report.assumed = statement.assumed
     visible = pages is None
     if statement.chunks:  # only statements that can be cited are kept
-        store.keep(path, source_file)
+        store.keep(path, source_file, user_id)
         if pages is None:
             pages = _embed_new_pages(backend, embedder, user_id, statement.chunks)
         _write_pages(backend, embedder.model_name, user_id, pages, report, visible)
@@ -936,15 +936,36 @@ def ingest_statements(
     return report
 
 
+@dataclass(frozen=True)
+class Forgotten:
+    """What ``forget`` deleted of one user's data."""
+
+    documents: int  # rows, pages and facts
+    files: list[str]  # the user's files whose data went (``source_file`` names)
+    pdfs: list[str]  # kept statement PDFs deleted
+    unknown: list[str]  # named files the user has no data from
+
+
 def forget(
     backend: SearchBackend,
     store: StatementStore,
     user_id: str,
     source_files: list[str] | None = None,
-) -> int:
+) -> Forgotten:
     """Delete what came from ``source_files`` (all of the user's data when None): rows, pages,
-    facts and kept PDFs; the number of stored documents deleted."""
-    deleted = backend.forget(user_id, source_files)
-    store.remove(source_files, user_id)
-    log.info("forgot %d document(s) of %d file(s)", deleted, len(source_files or []))
-    return deleted
+    facts and kept PDFs. Only the user's own files are touched; a name that is not one of them
+    is listed as unknown, never looked for elsewhere."""
+    owned = set(backend.source_files(user_id)) | {
+        s.source_file for s in backend.statements(user_id)
+    }
+    if source_files is None:
+        files, unknown = sorted(owned), []
+    else:
+        files = [f for f in dict.fromkeys(source_files) if f in owned]
+        unknown = [f for f in dict.fromkeys(source_files) if f not in owned]
+    deleted = 0
+    if source_files is None or files:
+        deleted = backend.forget(user_id, None if source_files is None else files)
+    pdfs = store.remove(None if source_files is None else files, user_id)
+    log.info("forgot %d document(s) of %d file(s)", deleted, len(files))
+    return Forgotten(deleted, files, pdfs, unknown)

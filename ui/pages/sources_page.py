@@ -218,13 +218,13 @@ def _forget_panel(context: AppContext) -> None:
                 "File", files, format_func=lambda f: labels.get(f, f), key="forget-file"
             )
             if st.button("Forget this file", key="forget-one"):
-                deleted = pipeline.forget(context.user_id, context.store, [chosen])
+                deleted = pipeline.forget(context.user_id, context.store, [chosen]).documents
                 data_changed(context)
                 forgotten = plain_markdown(labels.get(chosen, chosen))
                 st.success(f"Forgot {deleted:,} stored documents of {forgotten}.")
         sure = st.checkbox("I want to delete all my data", key="forget-all-sure")
         if st.button("Forget all my data", type="primary", disabled=not sure, key="forget-all"):
-            deleted = pipeline.forget(context.user_id, context.store)
+            deleted = pipeline.forget(context.user_id, context.store).documents
             data_changed(context)
             st.success(f"Forgot all {deleted:,} stored documents.")
 
