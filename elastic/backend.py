@@ -87,6 +87,10 @@ class SearchBackend(Protocol):
         """Store ``rows``; ``visible=False`` lets a long import make them searchable once, with
         its last batch, instead of after every batch."""
 
+    def stored_transactions(self, user_id: str, ids: Sequence[str]) -> dict[str, Transaction]:
+        """The user's stored transactions among ``ids``, by id (an import checks the ids a
+        file gives against them)."""
+
     def missing_chunks(self, user_id: str, doc_ids: Sequence[str]) -> set[str]:
         """The ids among ``doc_ids`` not stored yet, so re-ingesting embeds nothing twice."""
 

@@ -425,6 +425,71 @@ class _CollectorPause:
 _collector_paused = _CollectorPause()
 
 
+class _GivenIds:
+    """The ids a file gives its rows (FinSync's own CSV), checked against the user's stored rows
+    before a batch is written, so no row is lost to an id another row already holds.
+
+    A file's id numbers rows within its account: another account's row with the same id is a
+    different transaction, kept under the id scoped by its account (``7@1f3a9c2e``), and an
+    import that stored a row so keeps finding it there. The same account's row with the same
+    id but other content (day, amount, currency, description) is reported on the row's line,
+    never dropped without a word.
+    """
+
+    def __init__(self, backend: SearchBackend, user_id: str, source: str) -> None:
+        self._backend = backend
+        self._user_id = user_id
+        self._source = source
+        self.problems: list[IngestProblem] = []
+        self.scoped: list[str] = []  # ids kept under their account's scope
+
+    def settle(self, batch: list[Transaction]) -> list[Transaction]:
+        scoped = {tx.transaction_id: _scoped_id(tx) for tx in batch}
+        stored = self._backend.stored_transactions(self._user_id, [*scoped, *scoped.values()])
+        kept = []
+        for tx in batch:
+            given = tx.transaction_id
+            own = scoped[given]
+            twin = stored.get(own) or stored.get(given)
+            if twin is not None and _account_key(twin) != _account_key(tx):
+                twin = None  # another account's row holds the id
+            if own in stored or (given in stored and twin is None):
+                tx.transaction_id = own
+                self.scoped.append(given)
+            if twin is not None and _content(twin) != _content(tx):
+                self.problems.append(
+                    IngestProblem(
+                        self._source,
+                        tx.location,
+                        f"transaction_id {given!r} is already stored for this account with "
+                        "other content; forget the earlier file to replace it",
+                    )
+                )
+                continue
+            kept.append(tx)
+        return kept
+
+
+def _scoped_note(ids: list[str]) -> str:
+    shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5:,} more" if len(ids) > 5 else "")
+    return (
+        f"transaction_id {shown} also number another account's rows: kept as this "
+        "account's own, each id followed by @ and its account's code"
+    )
+
+
+def _account_key(tx: Transaction) -> str:
+    return (tx.account_no or tx.account_name).strip()
+
+
+def _scoped_id(tx: Transaction) -> str:
+    return f"{tx.transaction_id}@{hashlib.sha1(_account_key(tx).encode()).hexdigest()[:8]}"
+
+
+def _content(tx: Transaction) -> tuple[object, ...]:
+    return (tx.date, tx.amount_cents, tx.currency, tx.description)
+
+
 class _Writer:
     """Transactions written WRITE_BATCH at a time, each batch counted in the report as it is
     stored. Full batches are written unsearchable; the last write (empty when the rows filled
@@ -444,8 +509,10 @@ class _Writer:
         report: IngestReport,
         progress: Progress,
         expected: int,
+        given_ids: _GivenIds | None = None,
     ) -> None:
         self._backend = backend
+        self._given_ids = given_ids
         self._user_id = user_id
         self._report = report
         self._progress = progress
@@ -471,6 +538,8 @@ class _Writer:
         if len(batch) >= WRITE_BATCH:
             self._hidden = True  # before writing: a failed write may have stored part of it
             self._batch = []
+            if self._given_ids is not None:
+                batch = self._given_ids.settle(batch)
             write = self._backend.add_transactions
             if self._sender is None:
                 self._count(batch, write(self._user_id, batch, False))
@@ -482,6 +551,8 @@ class _Writer:
     def finish(self) -> None:
         while self._in_flight:
             self._settle_oldest()
+        if self._batch and self._given_ids is not None:
+            self._batch = self._given_ids.settle(self._batch)
         if self._batch or self._hidden:
             counts = self._backend.add_transactions(self._user_id, self._batch, visible=True)
             self._count(self._batch, counts)
@@ -543,7 +614,11 @@ def land_parsed(
     expected = parsed.expected_rows
     if expected is None and isinstance(parsed.rows, Sized):
         expected = len(parsed.rows)
-    writer = _Writer(backend, user_id, report, progress, expected or 0)
+    # Only ids a file gives can meet another row's; against an empty store there is none.
+    given_ids = None
+    if parsed.format == PROJECT_CSV and backend.source_files(user_id):
+        given_ids = _GivenIds(backend, user_id, source)
+    writer = _Writer(backend, user_id, report, progress, expected or 0, given_ids)
     file_rows = _FileRows()
     bad: list[IngestProblem] = []
     days: tuple[date, date] | None = None  # of rows with an inferred category
@@ -572,6 +647,10 @@ def land_parsed(
     writer.finish()
     resolved, report.assumed = account.resolve()
     report.problems.extend([*parsed.problems, *bad, *writer.failures])
+    if given_ids is not None:
+        report.problems.extend(given_ids.problems)
+        if given_ids.scoped:
+            report.assumed.append(_scoped_note(given_ids.scoped))
     if writer.stored or seen:
         # Every row is read: the total is what the file held, not what was estimated.
         progress(writer.stored, seen + len(parsed.problems), source)

@@ -115,6 +115,12 @@ def transaction_filters(plan: IntentPlan, user_id: str) -> And:
     return And(tuple(clauses))
 
 
+def transactions_by_id(user_id: str, ids: Sequence[str]) -> Search:
+    """The user's stored transactions that carry one of ``ids``."""
+    where = And((_user(user_id), In("transaction_id", tuple(ids))))
+    return Search(Collection.transactions, where, (SortKey("transaction_id"),), max(len(ids), 1))
+
+
 def statement_filters(plan: IntentPlan, user_id: str) -> And:
     """User, account and statement-period filters for text questions: a statement counts when
     its period overlaps the asked one."""

@@ -23,7 +23,7 @@ from elastic.engines.documents import (
     transaction_from_source,
 )
 from elastic.model.plan import Direction, IntentPlan
-from elastic.model.records import StatementFact
+from elastic.model.records import StatementFact, Transaction
 from elastic.model.results import (
     AccountInfo,
     AggregateResult,
@@ -56,6 +56,7 @@ from elastic.query.spec import (
 log = logging.getLogger(__name__)
 
 TOP_HITS = 5
+ID_LOOKUP = 5000  # ids per search; Elasticsearch returns at most 10,000 hits to one search
 DEFAULT_CURRENCY = "USD"
 NO_VECTOR_NOTE = "Semantic search is unavailable; keyword matches only."
 VECTOR_FAILED_NOTE = "Semantic search failed; these are keyword matches only."
@@ -137,6 +138,15 @@ class Engine(ABC):
 
     def facts(self, user_id: str, plan: IntentPlan) -> list[StatementFact]:
         return [fact_from_source(d) for d in self.run_search(build.facts(plan, user_id)).documents]
+
+    def stored_transactions(self, user_id: str, ids: Sequence[str]) -> dict[str, Transaction]:
+        """The user's stored transactions among ``ids``, by id."""
+        found: dict[str, Transaction] = {}
+        for start in range(0, len(ids), ID_LOOKUP):
+            query = build.transactions_by_id(user_id, ids[start : start + ID_LOOKUP])
+            for document in self.run_search(query).documents:
+                found[str(document["transaction_id"])] = transaction_from_source(dict(document))
+        return found
 
     def text_qa(
         self, user_id: str, plan: IntentPlan, query_vector: np.ndarray | None
