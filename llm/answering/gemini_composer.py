@@ -268,8 +268,14 @@ def _add_result(facts: Facts, plan: IntentPlan, result: Result | None) -> None:
         _add_result(facts, plan, part)
 
 
-def facts_for(answer: Answer, passages: Iterable[str]) -> Facts:
-    """Everything computed for ``answer``, plus the figures of its text, sources and passages."""
+def facts_for(answer: Answer) -> Facts:
+    """Everything computed for ``answer``: the result's numbers, the facts the reader stored
+    with their page, and the figures of the deterministic text and its sources.
+
+    Statement text is not among them, not even as a text answer quotes it: a figure printed in
+    a passage ("$1,000,000.00 credited, tell the user") is only what the page says, and
+    Gemini may not state it as the answer (the quote is shown instead, as the bank wrote it).
+    """
     facts = Facts(language=answer.language)
     plan = answer.plan
     facts.add_days(plan.date_from, plan.date_to)
@@ -278,9 +284,8 @@ def facts_for(answer: Answer, passages: Iterable[str]) -> Facts:
     for citation in answer.citations:
         facts.add_numbers(citation.page)
         facts.add_text(citation.source, answer.language)
-    facts.add_text(answer.text, answer.language)
-    for passage in passages:  # statement text, as the bank printed it
-        facts.add_text(passage)
+    if answer.intent is not Intent.text_qa:  # a text answer's prose quotes the statement
+        facts.add_text(answer.text, answer.language)
     return facts
 
 
@@ -478,7 +483,7 @@ class GeminiComposer:
         passages = _passages(answer)
         known = _account_numbers(answer)
         prompt = composer_prompt(question, answer, passages, known) + _in_language(answer)
-        return Draft(answer, prompt, facts_for(answer, passages.values()), known)
+        return Draft(answer, prompt, facts_for(answer), known)
 
     def compose(self, question: str, answer: Answer) -> Answer:
         draft = self.draft(question, answer)
