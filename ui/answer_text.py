@@ -1,4 +1,5 @@
-"""Pure text transforms for showing answers and statement pages (HTML is always escaped first)."""
+"""Pure text transforms for showing answers and statement pages (HTML is always escaped first,
+and characters that draw nothing but change how text reads are dropped: ``visible``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import html
 import re
 from collections.abc import Sequence
 
+from elastic.visible_text import visible
 from llm.answering.answer import Citation
 
 CITE_ATTRIBUTE = "data-fs-cite"
@@ -48,14 +50,14 @@ def plain_markdown(text: str) -> str:
     """Text from a file or a person, for anywhere Streamlit reads markdown (``st.markdown``,
     captions, alerts, widget and button labels): shown exactly as written, with nothing in it
     taken as markup, a link, an image, math or HTML."""
-    return _ASCII_PUNCTUATION.sub(r"\\\1", _unlinked(text))
+    return _ASCII_PUNCTUATION.sub(r"\\\1", _unlinked(visible(text, keep_marks=True)))
 
 
 def plain_figure_text(text: str) -> str:
     """Text from a file for a plotly figure (titles, axis and legend labels, hover text): plotly
     reads a subset of HTML there (``<a href>``, ``<b>``, ``<br>``), so ``<``, ``>`` and ``&`` are
     written as entities, which it shows as the characters."""
-    return html.escape(text, quote=False)
+    return html.escape(visible(text, keep_marks=True), quote=False)
 
 
 def literal_symbols(text: str) -> str:
@@ -107,7 +109,9 @@ def inert_text(text: str) -> str:
 
 
 def _inert(text: str, markers: Sequence[int] = ()) -> str:
-    return _without_links(literal_symbols(html.escape(text, quote=False)), markers)
+    return _without_links(
+        literal_symbols(html.escape(visible(text, keep_marks=True), quote=False)), markers
+    )
 
 
 def highlight_passage(page_text: str, passage: str | None) -> tuple[str, bool]:
@@ -116,7 +120,8 @@ def highlight_passage(page_text: str, passage: str | None) -> tuple[str, bool]:
     Whitespace may differ between the stored passage and the page (line breaks, double spaces),
     so words are matched with any whitespace between them.
     """
-    words = (passage or "").split()
+    page_text = visible(page_text, keep_marks=True)
+    words = visible(passage or "", keep_marks=True).split()
     match = None
     if words:
         pattern = r"\s+".join(re.escape(word) for word in words)

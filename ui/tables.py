@@ -15,6 +15,7 @@ from datetime import date
 import streamlit as st
 
 from elastic.model.records import Transaction
+from elastic.visible_text import visible
 from llm.answering.wording import Wording, currency_symbol, wording
 from ui.frames import TRANSACTION_COLUMNS, csv_bytes, transaction_labels, transactions_frame
 
@@ -50,7 +51,8 @@ def signed_amount(row: Transaction, words: Wording) -> tuple[str, str]:
 
 
 def _cell(key: str, value: object) -> str:
-    text = html.escape(value.isoformat() if isinstance(value, date) else str(value), quote=True)
+    shown = value.isoformat() if isinstance(value, date) else visible(str(value), keep_marks=True)
+    text = html.escape(shown, quote=True)
     extra = "" if key in LEADING_COLUMNS else " fs-extra"
     title = f' title="{text}"' if key in _CLIPPED_COLUMNS else ""
     return f'<td class="fs-k-{key}{extra}"{title}>{text}</td>'

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from elastic.model.plan import TRANSFERS_CATEGORY
+from elastic.visible_text import visible
 
 UNCATEGORIZED = "Uncategorized"
 
@@ -182,7 +183,7 @@ def normalise_merchant(raw: str) -> str:
     references, phone numbers, trailing places and company forms are dropped; known brands
     come back in their own spelling ("AMZN Mktp US*2K3AB" -> "Amazon").
     """
-    text = unicodedata.normalize("NFKC", raw).translate(_QUOTES).replace(_CUT, " ")
+    text = unicodedata.normalize("NFKC", visible(raw)).translate(_QUOTES).replace(_CUT, " ")
     text = _NOISE.sub(f" {_CUT} ", text)
     text = _REFERENCE_TOKEN.sub(_is_reference, text)
     text = _strip_leading(text)

@@ -53,6 +53,7 @@ from elastic.model.records import (
 )
 from elastic.model.results import cents_to_amount
 from elastic.statement_store import StatementStore
+from elastic.visible_text import visible
 
 log = logging.getLogger(__name__)
 
@@ -190,10 +191,11 @@ class _Cleaner:
 
     def _find_merchant(self, given: str | None, description: str) -> tuple[str, bool]:
         """The merchant, and whether it was inferred from the descriptor."""
+        given = given and visible(given).strip()
         if given and self._project:
-            return given.strip(), False
-        if given and given.strip():
-            return normalise_merchant(given) or given.strip(), False
+            return given, False
+        if given:
+            return normalise_merchant(given) or given, False
         return normalise_merchant(description) or description, True
 
     def _find_category(
@@ -202,7 +204,7 @@ class _Cleaner:
         """The category, and whether it was inferred. FinSync's own CSV names categories in
         the user's own vocabulary: kept as written, except that transfer synonyms are
         Transfers; other files' labels are mapped onto the vocabulary."""
-        label = (given or "").strip()
+        label = visible(given or "").strip()
         if label and self._project:
             transfer = canonical_category(label) == TRANSFERS_CATEGORY
             return (TRANSFERS_CATEGORY if transfer else label), False
@@ -219,7 +221,9 @@ class _Cleaner:
         currency = _currency(flags.currency or row.currency or self._account.currency)
         # The importer's flags win: they are said about this file on purpose.
         account_no = flags.account_no or row.account_no or self._account.account_no
-        account_name = flags.account_name or row.account_name or self._account.account_name
+        account_name = _visible_name(
+            flags.account_name or row.account_name or self._account.account_name
+        )
         tx_id = row.transaction_id if self._project else None
         if tx_id is not None:
             # Stored as given, a second row with the id would pass for already present.
@@ -241,7 +245,7 @@ class _Cleaner:
             merchant=merchant,
             account_no=account_no,
             account_name=account_name,
-            bank_name=flags.bank_name or row.bank_name or self._account.bank_name,
+            bank_name=_visible_name(flags.bank_name or row.bank_name or self._account.bank_name),
             balance=row.balance,
             source_file=self._source,
             location=row.location,
@@ -254,7 +258,10 @@ class _Cleaner:
 
 
 def _collapse(text: str) -> str:
-    return " ".join(text.split())
+    return " ".join(visible(text).split())
+
+
+_visible_name = lru_cache(maxsize=LOOKUP_CACHE)(visible)
 
 
 @lru_cache(maxsize=256)
