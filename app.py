@@ -1,4 +1,5 @@
-"""FinSync Chat, the Streamlit app: page wiring and sign-in only (``streamlit run app.py``)."""
+"""FinSync Chat, the Streamlit app: page wiring and sign-in only (``finsync serve`` runs it through
+``ui/server.py``, which adds the security headers)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import streamlit as st
 
 from elastic.masking import mask_logs
 from ui.auth import account_menu, sign_in_page, signed_in
-from ui.csp import content_security_policy
 from ui.pages.chat_page import chat_page
 from ui.pages.ingest_page import ingest_page
 from ui.pages.sources_page import sources_page
@@ -16,7 +16,6 @@ mask_logs()
 # An emoji icon is drawn in the page; a Material icon would be fetched from fonts.gstatic.com.
 st.set_page_config(page_title="FinSync Chat", page_icon="🏦", layout="wide")
 apply_styles()
-content_security_policy()
 
 if signed_in():
     account_menu()

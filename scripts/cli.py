@@ -465,7 +465,7 @@ def serve(
         "-m",
         "streamlit",
         "run",
-        str(project / "app.py"),
+        str(project / "ui" / "server.py"),
         "--server.port",
         str(port),
         "--server.address",

@@ -4,6 +4,7 @@ store with the sample data. Every step saves a screenshot to ``test-artifacts/sc
 from __future__ import annotations
 
 import re
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -228,7 +229,7 @@ def test_citations_open_the_source_viewer(page: Page, steps: Steps) -> None:
         chip.click()
         viewer = page.get_by_role("dialog")
         expect(viewer).to_contain_text("Statement page")
-        expect(viewer.get_by_test_id("stImage").locator("img")).to_be_visible()
+        expect(viewer.locator("figure.fs-page-image img")).to_be_visible()
         expect(viewer.locator("mark")).to_contain_text("Overdraft fee: $35.00")
         expect(viewer).to_contain_text("***8831")
         expect(viewer).not_to_contain_text("4402718831")
@@ -241,6 +242,39 @@ def test_citations_open_the_source_viewer(page: Page, steps: Steps) -> None:
         viewer = page.get_by_role("dialog")
         expect(viewer).to_contain_text("Transactions behind the number")
         expect(viewer.locator("table.fs-tx")).to_be_visible()
+
+
+def test_pages_refuse_framing_and_statement_pages_have_no_address(
+    page: Page, steps: Steps, server: AppServer
+) -> None:
+    """Every response says no frame may hold the app, and a statement page reaches the browser
+    as data inside the page, never as a ``/media`` address anyone with the link could open."""
+    for path in ("/", "/_stcore/health", "/chat"):
+        with urllib.request.urlopen(server.url + path, timeout=10) as response:
+            assert response.headers["X-Frame-Options"] == "DENY", path
+            assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"], path
+    media: list[str] = []
+    page.on(
+        "response",
+        lambda response: (
+            media.append(response.url) if response.url.startswith(f"{server.url}/media/") else None
+        ),
+    )
+
+    with steps.step("statement-page"):
+        ask(page, "What is the overdraft fee on my checking account?")
+        last_answer(page).locator(".fs-cite").first.click()
+        image = page.get_by_role("dialog").locator("figure.fs-page-image img")
+        expect(image).to_be_visible()
+        assert (image.get_attribute("src") or "").startswith("data:image/png;base64,")
+    assert media == []
+
+    framing = page.context.new_page()  # a page of another origin, framing the app
+    framing.set_content(f'<iframe src="{server.url}/sources" width="900" height="700"></iframe>')
+    framing.wait_for_timeout(3000)
+    (framed,) = framing.frames[1:]
+    assert "stApp" not in framed.content() and "Forget" not in framed.content()
+    framing.screenshot(path=SCREENSHOTS / "framed-app-refused.png")
 
 
 def test_uploaded_csv_is_askable_in_the_chat(page: Page, steps: Steps, tmp_path: Path) -> None:

@@ -235,7 +235,6 @@ def test_hostile_names_stay_text_and_nothing_reaches_outside(
         tracebacks = page.get_by_test_id("stException").count()
         leaving = sorted({url for url in requests if outside(url, origin)})
         with steps.step("content-security-policy"):
-            expect(page.locator('head meta[http-equiv="Content-Security-Policy"]')).to_have_count(1)
             refused_by = page.evaluate(_PROBE_JS)
     finally:
         context.close()

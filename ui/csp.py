@@ -1,19 +1,18 @@
-"""A Content-Security-Policy for the app's page: nothing it shows may load from elsewhere.
+"""The headers every response of the app carries: its Content-Security-Policy, and no framing.
 
-Streamlit has no option to send the header, so a tiny component adds the policy as a
-``<meta http-equiv>`` to the page's head, which browsers enforce for everything loaded after it.
-It backs up the escaping of every value from a file (``ui/answer_text.py``): were a link, image,
-frame or font from a file ever rendered, the browser would still not fetch it. Scripts stay
-permitted as Streamlit and plotly need them (inline, eval, blob modules), so this guards against
-data leaving the page, not against script injection; a deployment behind a proxy can send a
-stricter policy as a real header.
+``finsync serve`` runs the app through ``ui/server.py``, Streamlit's ASGI app with this
+middleware in front, so the policy is a real header on every page, asset and media file, not a
+tag a script adds once the page has loaded. It backs up the escaping of every value from a file
+(``ui/answer_text.py``): were a link, image, frame or font from a file ever rendered, the
+browser would still not fetch it. Scripts stay permitted as Streamlit and plotly need them
+(inline, eval, blob modules), so this guards against data leaving the page, not against script
+injection. ``frame-ancestors 'none'`` and ``X-Frame-Options: DENY`` keep every page, "Forget all
+my data" included, out of another site's frame.
 """
 
 from __future__ import annotations
 
-import json
-
-import streamlit as st
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 POLICY = "; ".join(
     (
@@ -26,31 +25,37 @@ POLICY = "; ".join(
         "media-src 'self' data: blob:",
         "worker-src 'self' blob:",
         "frame-src 'self' blob: data:",
+        "frame-ancestors 'none'",
         "object-src 'none'",
         "base-uri 'self'",
         "form-action 'self'",
     )
 )
 
-_JS = f"""
-export default function () {{
-    const head = document.head;
-    if (!head.querySelector('meta[http-equiv="Content-Security-Policy"]')) {{
-        const meta = document.createElement("meta");
-        meta.httpEquiv = "Content-Security-Policy";
-        meta.content = {json.dumps(POLICY)};
-        head.prepend(meta);
-    }}
-}}
-"""
-
-_KEY = "content-security-policy"
-_policy = st.components.v2.component("finsync.content_security_policy", js=_JS)
+HEADERS = (
+    (b"content-security-policy", POLICY.encode()),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
 
 
-def content_security_policy() -> None:
-    """Add the policy to the page (once per page load; later runs find it there). The
-    component shows nothing, and its hidden container takes no room."""
-    st.html(f"<style>.st-key-{_KEY} {{ display: none; }}</style>")
-    with st.container(key=_KEY):
-        _policy(key=f"{_KEY}-meta")
+class SecurityHeaders:
+    """ASGI middleware: ``HEADERS`` on every HTTP response, replacing any of the same name."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {name for name, _ in HEADERS}
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
+                message["headers"] = [*kept, *HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

@@ -3,6 +3,7 @@ a number. Chat citations and the Sources page open the same dialogs."""
 
 from __future__ import annotations
 
+import base64
 import html
 from dataclasses import dataclass
 from decimal import Decimal
@@ -47,6 +48,17 @@ def _page_image(
 @st.cache_data(max_entries=256, show_spinner=False)
 def _pages_in(pdf_path: str) -> int:
     return page_count(Path(pdf_path))
+
+
+def page_figure(png: bytes, page: int) -> str:
+    """A drawn page as an ``<img>`` holding its own data: a statement page never gets a
+    ``/media`` address that anyone holding the link could open while the session lasts."""
+    caption = html.escape(f"Page {page} of the original statement (account number masked)")
+    data = base64.b64encode(png).decode("ascii")
+    return (
+        f'<figure class="fs-page-image"><img src="data:image/png;base64,{data}" alt="{caption}">'
+        f"<figcaption>{caption}</figcaption></figure>"
+    )
 
 
 def _stored_pdf(context: AppContext, chunk: StatementHit) -> Path | None:
@@ -112,11 +124,7 @@ def statement_page(
             else PageImage(None, "the original PDF is not stored")
         )
         if image.png is not None:
-            st.image(
-                image.png,
-                caption=f"Page {page} of the original statement (account number masked)",
-                width="stretch",
-            )
+            st.html(page_figure(image.png, page))
         else:
             st.info(
                 f"This page is not shown as an image: {image.not_drawn}. Its text is beside.",

@@ -27,6 +27,9 @@ _CSS = """
     outline: 2px solid var(--st-primary-color, #1D4ED8);
     outline-offset: 1px;
 }
+.fs-page-image { margin: 0; }
+.fs-page-image img { width: 100%; height: auto; border: 1px solid var(--st-border-color, #DCE3EE); }
+.fs-page-image figcaption { font-size: 0.8rem; opacity: 0.75; margin-top: 0.25rem; }
 .fs-page-text {
     white-space: pre-wrap;
     font-family: "Source Code Pro", ui-monospace, monospace;
