@@ -69,3 +69,8 @@ class Settings(BaseSettings):
     def statements_dir(self) -> Path:
         """Where original statement PDFs are kept so citations can show the page."""
         return self.data_dir / "statements"
+
+    @property
+    def uploads_dir(self) -> Path:
+        """Where the app keeps an uploaded file while it is previewed and imported."""
+        return self.data_dir / "uploads"

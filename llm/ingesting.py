@@ -19,7 +19,7 @@ from elastic.ingest.parsed import ParsedFile
 from elastic.model.records import IngestReport
 from elastic.statement_store import StatementStore
 from llm.pipeline import ChatPipeline
-from llm.services import category_fallback
+from llm.services import category_fallback, upload_store
 from settings import Settings
 
 __all__ = ["FileDefaults", "FilePreview", "Importer", "Progress"]
@@ -34,6 +34,14 @@ class Importer:
     settings: Settings
     store: StatementStore
     user_id: str
+
+    def upload_folder(self, session: str) -> Path:
+        """Where this browser session's uploads are copied (the user's own folder)."""
+        return upload_store(self.settings).folder(self.user_id, session)
+
+    def forget_uploads(self) -> None:
+        """Delete every copy of the user's uploads (when they forget all their data)."""
+        upload_store(self.settings).forget(self.user_id)
 
     def read(self, path: Path, mapping: ColumnMapping | None = None) -> ParsedFile | None:
         """The file's rows as its format states them; None for a statement PDF. Raises
@@ -58,16 +66,20 @@ class Importer:
         mapping: ColumnMapping | None,
         progress: Progress,
     ) -> IngestReport:
-        """Land one file; never raises for bad input (the report says what was not read)."""
-        return ingest_file(
-            self.pipeline.backend,
-            path,
-            self.user_id,
-            self.pipeline.embedder,
-            self.store,
-            defaults,
-            self.settings.default_currency,
-            progress,
-            mapping,
-            category_fallback(self.settings),
-        )
+        """Land one uploaded file and delete its copy; never raises for bad input (the report
+        says what was not read)."""
+        try:
+            return ingest_file(
+                self.pipeline.backend,
+                path,
+                self.user_id,
+                self.pipeline.embedder,
+                self.store,
+                defaults,
+                self.settings.default_currency,
+                progress,
+                mapping,
+                category_fallback(self.settings),
+            )
+        finally:
+            upload_store(self.settings).discard(path)

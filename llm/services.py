@@ -10,6 +10,7 @@ from elastic.ingest.cleaning import CATEGORIES
 from elastic.ingest.landing import CategoryFallback
 from elastic.model.results import Vocabulary
 from elastic.statement_store import StatementStore
+from elastic.uploads import UploadStore
 from llm.embeddings import Embedder, make_embedder
 from llm.pipeline import ChatPipeline, Composer, Router, RouterFactory, TextProbe
 from llm.understanding.offline_router import OfflineRouter
@@ -20,6 +21,10 @@ log = logging.getLogger(__name__)
 
 def statement_store(settings: Settings) -> StatementStore:
     return StatementStore(settings.statements_dir)
+
+
+def upload_store(settings: Settings) -> UploadStore:
+    return UploadStore(settings.uploads_dir)
 
 
 def open_prepared_backend(settings: Settings, embedder: Embedder) -> SearchBackend:

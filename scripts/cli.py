@@ -258,7 +258,7 @@ def forget(
     user's own files are touched; exit 1 when a named file is not one of them, or --all finds
     nothing."""
     from llm.embeddings import make_embedder
-    from llm.services import open_prepared_backend, statement_store
+    from llm.services import open_prepared_backend, statement_store, upload_store
 
     settings = Settings()
     owner = _owner(user, settings)
@@ -274,6 +274,8 @@ def forget(
                 return
             chosen = None if everything else list(files or [])
             forgotten = forget_data(backend, statement_store(settings), owner, chosen)
+            if everything:
+                upload_store(settings).forget(owner)
         finally:
             backend.close()
     for name in forgotten.files:

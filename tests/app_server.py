@@ -113,6 +113,7 @@ class AppServer:
     process: subprocess.Popen[bytes]
     url: str
     log_path: Path
+    data_dir: Path
 
     def log_tail(self, lines: int = 60) -> str:
         with contextlib.suppress(OSError):
@@ -149,7 +150,7 @@ def start_app(
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    server = AppServer(process, f"http://127.0.0.1:{port}", log_path)
+    server = AppServer(process, f"http://127.0.0.1:{port}", log_path, data_dir)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:

@@ -277,7 +277,9 @@ def test_pages_refuse_framing_and_statement_pages_have_no_address(
     framing.screenshot(path=SCREENSHOTS / "framed-app-refused.png")
 
 
-def test_uploaded_csv_is_askable_in_the_chat(page: Page, steps: Steps, tmp_path: Path) -> None:
+def test_uploaded_csv_is_askable_in_the_chat(
+    page: Page, steps: Steps, tmp_path: Path, server: AppServer
+) -> None:
     upload = tmp_path / "kites.csv"
     upload.write_text(UPLOAD_CSV, encoding="utf-8")
 
@@ -295,6 +297,8 @@ def test_uploaded_csv_is_askable_in_the_chat(page: Page, steps: Steps, tmp_path:
         )
         expect(report.get_by_test_id("stMetricValue").first).to_have_text("2")
         expect(report).to_contain_text("line 4")
+        # The upload's copy went with its import, and it never sat in the system temp folder.
+        assert not [p for p in (server.data_dir / "uploads").rglob("*") if p.is_file()]
 
     with steps.step("answer"):
         page.get_by_role("link", name="Chat").click()

@@ -17,13 +17,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
-from functools import lru_cache
+from functools import lru_cache, wraps
 from pathlib import Path
+from typing import Concatenate, ParamSpec
 
 import numpy as np
 
 from elastic.backend import CategoryMemory, SearchBackend, WriteCounts
-from elastic.errors import BackendError
+from elastic.errors import BackendError, FinSyncError
 from elastic.ingest import bank_csv
 from elastic.ingest.cleaning import (
     Categoriser,
@@ -61,6 +62,7 @@ Progress = Callable[[int, int, str], None]
 """``progress(done, total, label)``: the CLI draws a bar, the UI a progress widget."""
 CategoryFallback = Callable[[str, str], str | None]
 """``fallback(merchant, descriptor)``: a category when no rule or history knows (Gemini)."""
+P = ParamSpec("P")
 
 WRITE_BATCH = 5000
 # Batches handed to a background writer and not yet counted. With two, the next batch is
@@ -725,6 +727,34 @@ def preview_export(
     return FilePreview(parsed.format, rows, booked, pending, assumed, [*parsed.problems, *problems])
 
 
+def _one_file_at_a_time(
+    ingest: Callable[Concatenate[SearchBackend, Path, P], IngestReport],
+) -> Callable[Concatenate[SearchBackend, Path, P], IngestReport]:
+    """A file whose reading fails where it should have reported (a reader's bug on odd input)
+    gets that as its one problem (the traceback is logged at debug level), so the files after it
+    still land.
+    FinSync's own errors (an outage, another embedding model) stop the import as before."""
+
+    @wraps(ingest)
+    def guarded(
+        backend: SearchBackend, path: Path, *args: P.args, **kwargs: P.kwargs
+    ) -> IngestReport:
+        try:
+            return ingest(backend, path, *args, **kwargs)
+        except FinSyncError:
+            raise
+        except Exception as exc:
+            reason = f"FinSync could not finish reading this file ({type(exc).__name__}: {exc})"
+            log.error("importing %s failed: %s", path.name, reason)
+            log.debug("importing %s failed", path.name, exc_info=True)  # a bug to be fixed
+            report = IngestReport(source=path.name)
+            report.problems.append(IngestProblem(path.name, "file", reason))
+            return report
+
+    return guarded
+
+
+@_one_file_at_a_time
 def ingest_file(
     backend: SearchBackend,
     path: Path,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tempfile
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,17 +68,18 @@ class _Upload:
     key: str  # widget keys of this file's form
 
 
-def _upload_dir() -> Path:
-    """A directory per browser session, so a file previewed is the file ingested."""
+def _upload_dir(context: AppContext) -> Path:
+    """A directory per browser session in the user's own upload folder, so a file previewed is
+    the file ingested."""
     if _UPLOAD_DIR not in st.session_state:
-        st.session_state[_UPLOAD_DIR] = tempfile.mkdtemp(prefix="finsync-upload-")
-    return Path(st.session_state[_UPLOAD_DIR])
+        st.session_state[_UPLOAD_DIR] = uuid.uuid4().hex
+    return context.importer.upload_folder(st.session_state[_UPLOAD_DIR])
 
 
-def _save(upload: UploadedFile) -> _Upload:
+def _save(context: AppContext, upload: UploadedFile) -> _Upload:
     data = upload.getvalue()
     digest = hashlib.sha256(data).hexdigest()[:16]
-    target = _upload_dir() / digest / safe_file_name(upload.name)
+    target = _upload_dir(context) / digest / safe_file_name(upload.name)
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
@@ -112,13 +113,14 @@ def _too_many_pages(upload: _Upload, settings: Settings) -> str | None:
     )
 
 
-def _accepted(files: list[UploadedFile], settings: Settings) -> list[_Upload]:
+def _accepted(context: AppContext, files: list[UploadedFile]) -> list[_Upload]:
     """The uploads within the limits; each refused one gets a message naming the limit."""
+    settings = context.settings
     uploads = []
     for file in files:
         try:
             reason = _too_large(file, settings)
-            upload = None if reason else _save(file)
+            upload = None if reason else _save(context, file)
             if upload is not None:
                 reason = _too_many_pages(upload, settings)
         except OSError as exc:
@@ -352,7 +354,7 @@ def ingest_page() -> None:
         help=f"Files of up to {settings.max_upload_mb} MB; PDFs of up to "
         f"{settings.max_upload_pages:,} pages.",
     )
-    uploads = _accepted(files or [], settings)
+    uploads = _accepted(context, files or [])
     mappings = _previews(context, uploads)
     key = _job_key(context)
     job = JOBS.get(key)

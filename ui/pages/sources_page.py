@@ -225,6 +225,7 @@ def _forget_panel(context: AppContext) -> None:
         sure = st.checkbox("I want to delete all my data", key="forget-all-sure")
         if st.button("Forget all my data", type="primary", disabled=not sure, key="forget-all"):
             deleted = pipeline.forget(context.user_id, context.store).documents
+            context.importer.forget_uploads()
             data_changed(context)
             st.success(f"Forgot all {deleted:,} stored documents.")
 
