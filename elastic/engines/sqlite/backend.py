@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import sqlite3
 import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
@@ -65,6 +66,8 @@ CACHE_KIB = 64 * 1024
 # Primary result codes (``SQLITE_IOERR_WRITE`` → ``IOERR``) that mean the file cannot be used
 # now; any other error is a query SQLite rejected.
 _BUSY_CODES = frozenset({"BUSY", "LOCKED"})
+# Less free space than this, and SQLite's write and I/O errors are a full disk.
+DISK_FULL_BYTES = 1 << 20
 _OUTAGE_CODES = frozenset(
     {"CANTOPEN", "IOERR", "FULL", "CORRUPT", "NOTADB", "READONLY", "PERM", "NOMEM", "PROTOCOL"}
 )
@@ -292,22 +295,55 @@ class EmbeddedBackend(Engine):
 
     def __init__(self, settings: Settings) -> None:
         """Open (or create) the store. Opening an existing store writes nothing, so questions
-        never wait for another process's import: WAL lets readers through while it writes."""
+        never wait for another process's import: WAL lets readers through while it writes.
+
+        On a full disk SQLite cannot even make the shared-memory file a WAL reader needs: the
+        store is then opened read-only as it lies (``immutable``), questions are answered from
+        it, and every write says the disk is full (``read_only``)."""
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.path = settings.data_dir / DB_FILE
         self._lock = threading.Lock()
         self._vectors: dict[str, _VectorIndex | None] = {}
         self._columnar = ColumnarCache(self.path)
+        self.read_only: str | None = None  # why nothing can be written, when so
+        try:
+            self._open(settings.store_lock_timeout_s)
+        except BackendUnavailable:
+            if not self._disk_full():
+                raise
+            self.read_only = (
+                f"The disk holding the local store {self.path} is full: questions are answered "
+                "from what it holds, but nothing can be stored until space is freed."
+            )
+            log.warning("%s", self.read_only)
+            self._open(settings.store_lock_timeout_s, immutable=True)
+        self._schema = Schema(
+            {
+                Collection.transactions: Table("transactions", self._tx_columns),
+                Collection.statements: Table("statement_chunks", self._chunk_columns, _HIT_COLUMNS),
+                Collection.facts: Table("statement_facts", self._fact_columns),
+            },
+            fts_table="chunks_fts",
+            fts_weights=FTS_WEIGHTS,
+        )
+
+    def _open(self, lock_timeout_s: float, immutable: bool = False) -> None:
         with self._store("opening the store"):
             # One connection shared by Streamlit's threads, serialised by the lock. The timeout
             # is how long a write waits for another process's write transaction.
-            self._conn = sqlite3.connect(
-                self.path, timeout=settings.store_lock_timeout_s, check_same_thread=False
-            )
+            if immutable:
+                uri = f"{self.path.resolve().as_uri()}?immutable=1"
+                self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+                self._columnar.read_uri = uri
+            else:
+                self._conn = sqlite3.connect(
+                    self.path, timeout=lock_timeout_s, check_same_thread=False
+                )
             self._conn.row_factory = sqlite3.Row
             self._conn.create_function(BUCKET_FUNCTION, 2, sql_bucket_start, deterministic=True)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
+            if not immutable:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
             self._conn.execute("PRAGMA temp_store=MEMORY")
             self._conn.executescript(SCHEMA)
@@ -318,15 +354,9 @@ class EmbeddedBackend(Engine):
             self._insert_fact = _insert_sql("statement_facts", self._fact_columns)
             self._insert_chunk = _insert_sql("statement_chunks", self._chunk_columns - {"id"})
             self._data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
-        self._schema = Schema(
-            {
-                Collection.transactions: Table("transactions", self._tx_columns),
-                Collection.statements: Table("statement_chunks", self._chunk_columns, _HIT_COLUMNS),
-                Collection.facts: Table("statement_facts", self._fact_columns),
-            },
-            fts_table="chunks_fts",
-            fts_weights=FTS_WEIGHTS,
-        )
+
+    def _disk_full(self) -> bool:
+        return shutil.disk_usage(self.path.parent).free < DISK_FULL_BYTES
 
     def _add_missing_columns(self) -> None:
         """Stores written before provenance was kept get its columns (with neutral values)."""
@@ -342,6 +372,13 @@ class EmbeddedBackend(Engine):
         """SQLite's error as one of the two the callers handle (``elastic/backend.py``)."""
         name = getattr(exc, "sqlite_errorname", None) or ""
         code = name.split("_")[1] if name.count("_") else ""
+        if self.read_only and code in _OUTAGE_CODES:
+            return BackendUnavailable(self.read_only)
+        if code == "FULL" or (code == "IOERR" and self._disk_full()):
+            return BackendUnavailable(
+                f"The disk holding the local store {self.path} is full; free some space, then "
+                "try again. What is stored is intact."
+            )
         if code in _BUSY_CODES:
             return BackendUnavailable(
                 f"The local store {self.path} is busy with another import; try again when it "

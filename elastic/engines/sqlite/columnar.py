@@ -534,6 +534,7 @@ class ColumnarCache:
 
     def __init__(self, path: Path, users: int = USERS) -> None:
         self._path = path
+        self.read_uri = f"{path.resolve().as_uri()}?mode=ro"  # ``immutable=1`` on a full disk
         self._users = users
         self._held: OrderedDict[str, tuple[tuple[int, int], Columns]] = OrderedDict()
         self._lock = threading.Lock()  # guards _held and _loader against the loading thread
@@ -559,7 +560,7 @@ class ColumnarCache:
 
     def _load(self, user_id: str, version: tuple[int, int]) -> None:
         try:
-            conn = sqlite3.connect(f"{self._path.resolve().as_uri()}?mode=ro", uri=True)
+            conn = sqlite3.connect(self.read_uri, uri=True)
             try:
                 columns = load(conn, user_id)
             finally:
