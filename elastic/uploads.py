@@ -1,9 +1,11 @@
 """Copies of files uploaded in the app, kept under the data directory only while they are
 previewed and imported.
 
-Each server process and user has a folder of their own (``uploads/<pid>/<storage key>/<session>``):
-a copy is deleted when its import ends, a user's copies when they forget all their data, and
-a process's folder when it stops (``ui/server.py``) or, after a crash, when the next one starts.
+Each server process and user has a folder of their own (``uploads/<pid>/<storage key>/<session>``).
+The page keeps a copy of each file it previews (gone once the file leaves the page); an import
+takes a copy of its own, deleted when the import ends; a user's copies go when they forget all
+their data, and a process's folder when it stops (``ui/server.py``) or, after a crash, when the
+next one starts.
 """
 
 from __future__ import annotations
@@ -11,9 +13,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import uuid
+from collections.abc import Collection
 from pathlib import Path
 
 from elastic.user_ids import storage_key
+
+IMPORTING = "import-"  # a copy an import is reading: its folder's name starts so
 
 
 class UploadStore:
@@ -23,6 +29,26 @@ class UploadStore:
     def folder(self, user_id: str, session: str) -> Path:
         """This process's folder for one browser session of the user (created when used)."""
         return self.root / str(os.getpid()) / storage_key(user_id) / session
+
+    def for_import(self, copy: Path) -> Path:
+        """A copy of a previewed upload for an import of its own (which ``discard``s it when it
+        ends), so the page may go on previewing the upload meanwhile."""
+        target = copy.parent.parent / f"{IMPORTING}{uuid.uuid4().hex}" / copy.name
+        target.parent.mkdir(parents=True)
+        try:
+            os.link(copy, target)
+        except OSError:  # a file system without hard links
+            shutil.copyfile(copy, target)
+        return target
+
+    def keep_previews(self, session: Path, shown: Collection[str]) -> None:
+        """Delete the session's preview copies (folders by content digest) of files no longer
+        on the page; copies of imports under way stay."""
+        if not session.is_dir():
+            return
+        for folder in session.iterdir():
+            if folder.name not in shown and not folder.name.startswith(IMPORTING):
+                shutil.rmtree(folder, ignore_errors=True)
 
     def discard(self, copy: Path) -> None:
         """Delete an upload's copy, and its folder when that is left empty."""

@@ -39,6 +39,19 @@ class Importer:
         """Where this browser session's uploads are copied (the user's own folder)."""
         return upload_store(self.settings).folder(self.user_id, session)
 
+    def for_import(self, upload: Path) -> Path:
+        """The import's own copy of a previewed upload (``land`` deletes it when it ends)."""
+        return upload_store(self.settings).for_import(upload)
+
+    def keep_previews(self, session: str, shown: set[str]) -> None:
+        """Delete the session's preview copies of files no longer on the page."""
+        uploads = upload_store(self.settings)
+        uploads.keep_previews(uploads.folder(self.user_id, session), shown)
+
+    def discard(self, copy: Path) -> None:
+        """Delete an import's copy of an upload that will not be imported after all."""
+        upload_store(self.settings).discard(copy)
+
     def forget_uploads(self) -> None:
         """Delete every copy of the user's uploads (when they forget all their data)."""
         upload_store(self.settings).forget(self.user_id)

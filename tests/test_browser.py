@@ -297,8 +297,11 @@ def test_uploaded_csv_is_askable_in_the_chat(
         )
         expect(report.get_by_test_id("stMetricValue").first).to_have_text("2")
         expect(report).to_contain_text("line 4")
-        # The upload's copy went with its import, and it never sat in the system temp folder.
-        assert not [p for p in (server.data_dir / "uploads").rglob("*") if p.is_file()]
+        # The import's copy went with it; the page's own copy, while the file is on the page,
+        # is in the user's folder under the data directory, never the system temp folder.
+        uploads = server.data_dir / "uploads"
+        assert not list(uploads.rglob("import-*/*"))
+        assert [p.name for p in uploads.rglob("*") if p.is_file()] == ["kites.csv"]
 
     with steps.step("answer"):
         page.get_by_role("link", name="Chat").click()

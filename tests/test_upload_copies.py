@@ -51,6 +51,21 @@ def test_copies_live_in_the_users_own_folder_and_go_with_forget(tmp_path: Path) 
     assert not alice.exists() and not elsewhere.exists() and bob.exists()
 
 
+def test_an_import_reads_a_copy_of_its_own_and_previews_go_with_the_page(tmp_path: Path) -> None:
+    store = UploadStore(tmp_path / "uploads")
+    session = store.folder("alice", "s1")
+    shown, dropped = _copy(session / "digest-a", "a.csv"), _copy(session / "digest-b", "b.csv")
+    importing = store.for_import(shown)
+    assert importing.read_bytes() == shown.read_bytes() and importing.parent.parent == session
+
+    store.keep_previews(session, {"digest-a"})
+    assert shown.exists() and importing.exists() and not dropped.parent.exists()
+    store.discard(importing)  # the import ended: the page still previews its own copy
+    assert not importing.parent.exists() and shown.exists()
+    store.keep_previews(session, set())
+    assert not list(session.iterdir())
+
+
 def test_a_stopping_process_and_dead_ones_leave_nothing(tmp_path: Path) -> None:
     store = UploadStore(tmp_path / "uploads")
     own = _copy(store.folder("alice", "s1"))

@@ -5,10 +5,17 @@ A question sent while another is being answered starts a new script run, which s
 one. So every question goes into the waiting queue first and leaves it only once its turn is in
 the history: a run that is stopped leaves the question queued, and the next run answers it (or
 picks up its answer, if it was computed meanwhile) before the newer one.
+
+The stopped run only stops at its next Streamlit call, so for a moment two runs of one session
+can be answering the same question at once, and either may finish first. A question therefore
+leaves the queue by who it is, never by its place, under the session's lock, and only once:
+the second run to finish it stores nothing. (Taking "the oldest" off the queue instead let the
+slower run take the next question off with it, which was then never answered.)
 """
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -19,6 +26,7 @@ from llm.answering.answer import Answer, Citation
 
 _HISTORY = "chat_history"
 _WAITING = "chat_waiting_questions"
+_LOCK = "chat_queue_lock"
 MAX_WAITING = 5  # questions queued in one session; one more is refused with a message
 
 
@@ -67,17 +75,30 @@ def previous_plan() -> IntentPlan | None:
     return None
 
 
+def _queue_lock() -> threading.Lock:
+    lock: threading.Lock = st.session_state.setdefault(_LOCK, threading.Lock())
+    return lock
+
+
 def queue_question(question: str) -> bool:
     """Ask ``question`` after those already waiting; False (nothing queued) when
     ``MAX_WAITING`` are waiting already."""
-    queue = waiting()
-    if len(queue) >= MAX_WAITING:
+    with _queue_lock():
+        queue = waiting()
+        if len(queue) >= MAX_WAITING:
+            return False
+        queue.append(WaitingQuestion(question))
+        return True
+
+
+def answered(waiting_question: WaitingQuestion, turn: ChatTurn) -> bool:
+    """Store ``turn`` as the answer of ``waiting_question`` and take that question off the
+    queue, unless another run of the session has already done so; whether this call did."""
+    with _queue_lock():
+        queue = waiting()
+        for place, queued in enumerate(queue):
+            if queued is waiting_question:
+                del queue[place]
+                history().append(turn)
+                return True
         return False
-    queue.append(WaitingQuestion(question))
-    return True
-
-
-def answered(turn: ChatTurn) -> None:
-    """Store the turn of the oldest waiting question, then take that question off the queue."""
-    history().append(turn)
-    waiting().pop(0)

@@ -257,18 +257,19 @@ def _sent_from_chat_input() -> None:
 
 def _answer_waiting(context: AppContext, scope: Scope) -> None:
     """Each waiting question with a place for its answer, then the answers, oldest first."""
+    pending = list(waiting())  # another run may take a question off meanwhile (chat_history)
     places = []
-    for waiting_question in waiting():
+    for waiting_question in pending:
         with st.chat_message("user", avatar=USER_AVATAR):
             st.markdown(plain_markdown(waiting_question.question))
         with st.chat_message("assistant", avatar=ASSISTANT_AVATAR):
             place = st.empty()
             place.caption("Waiting for the answer above…")
             places.append(place)
-    for place, waiting_question in zip(places, list(waiting()), strict=True):
+    for place, waiting_question in zip(places, pending, strict=True):
         with place.container():
             turn = _answer_new(context, len(history()), waiting_question, scope)
-        answered(turn)
+        answered(waiting_question, turn)
 
 
 def chat_page() -> None:

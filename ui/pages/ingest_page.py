@@ -71,9 +71,13 @@ class _Upload:
 def _upload_dir(context: AppContext) -> Path:
     """A directory per browser session in the user's own upload folder, so a file previewed is
     the file ingested."""
-    if _UPLOAD_DIR not in st.session_state:
-        st.session_state[_UPLOAD_DIR] = uuid.uuid4().hex
-    return context.importer.upload_folder(st.session_state[_UPLOAD_DIR])
+    return context.importer.upload_folder(_session_uploads())
+
+
+def _session_uploads() -> str:
+    """This browser session's name among the user's upload folders."""
+    session: str = st.session_state.setdefault(_UPLOAD_DIR, uuid.uuid4().hex)
+    return session
 
 
 def _save(context: AppContext, upload: UploadedFile) -> _Upload:
@@ -134,6 +138,7 @@ def _accepted(context: AppContext, files: list[UploadedFile]) -> list[_Upload]:
             st.error(reason, icon=":material/block:")
         elif upload is not None:
             uploads.append(upload)
+    context.importer.keep_previews(_session_uploads(), {u.key for u in uploads})
     return uploads
 
 
@@ -242,10 +247,16 @@ def _work(context: AppContext) -> IngestWork:
 
 
 def _start(context: AppContext, uploads: list[_Upload], mappings: Mappings) -> None:
-    files = [FileToIngest(u.name, u.path, _defaults(u), mappings.get(u.key)) for u in uploads]
+    importer = context.importer
+    files = [
+        FileToIngest(u.name, importer.for_import(u.path), _defaults(u), mappings.get(u.key))
+        for u in uploads
+    ]
     try:
         JOBS.start(_job_key(context), files, _work(context), lambda: data_changed(context))
     except JobRunning:
+        for file in files:
+            importer.discard(file.path)
         st.warning(
             "An import of yours is still running: wait for its report, then press Ingest again.",
             icon=":material/hourglass_top:",
