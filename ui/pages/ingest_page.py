@@ -19,12 +19,12 @@ from elastic.ingest.parsed import UnreadableFile
 from elastic.ingest.pdf.statement import PDF_FORMAT
 from elastic.model.records import IngestReport
 from llm.ingesting import FileDefaults, Progress
+from llm.pdf_pages import readable_page_count
 from settings import Settings
 from ui.answer_text import plain_markdown
 from ui.context import AppContext, app_context, data_changed
 from ui.faults import show_fault
 from ui.ingest_jobs import JOBS, FileToIngest, IngestWork, JobKey, JobRunning, JobView
-from ui.pdf_pages import readable_page_count
 from ui.sidebar import engine_panel
 from ui.tables import transactions_table
 
