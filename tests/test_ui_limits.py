@@ -28,6 +28,7 @@ from elastic.statement_store import StatementStore
 from llm import pdf_pages
 from llm.answering.wording import money
 from llm.embeddings import LocalEmbedder
+from llm.ingest_jobs import FileToIngest, IngestJobs, JobRunning, JobState
 from llm.pdf_pages import (
     MAX_RENDER_PIXELS,
     MAX_RENDER_SIDE,
@@ -58,7 +59,6 @@ from tests.test_ui_apptest import (
 )
 from ui.answer_text import plain_markdown
 from ui.chat_history import MAX_WAITING, WaitingQuestion
-from ui.ingest_jobs import FileToIngest, IngestJobs, JobRunning, JobState
 
 GIANT_POINTS = 14_400  # 200 inches: the largest page side the PDF format allows
 ACCOUNT_NO = "4402718831"
