@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 from tqdm import tqdm
 
+from api.tokens import TokenStore, token_id_of
 from elastic.errors import (
     BackendError,
     BackendUnavailable,
@@ -477,6 +478,60 @@ def serve(
     ]
     os.chdir(project)  # Streamlit reads .streamlit/config.toml from the working directory
     os.execv(sys.executable, command)
+
+
+token_app = typer.Typer(
+    help="API tokens: each acts for one user (finsync api, finsync mcp).", no_args_is_help=True
+)
+app.add_typer(token_app, name="token")
+
+
+def _token_store(settings: Settings) -> TokenStore:
+    return TokenStore(settings.api_tokens_file)
+
+
+@token_app.command("create")
+def token_create(
+    user: UserOption = None,
+    name: Annotated[str, typer.Option("--name", help="A label: who or what uses it")] = "",
+) -> None:
+    """Make a token acting for the user. It is printed once, as the last line; only its hash
+    is kept."""
+    settings = Settings()
+    owner = _owner(user, settings)
+    try:
+        info, token = _token_store(settings).create(owner, name)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--name") from exc
+    label = f" ({info.name})" if info.name else ""
+    _echo(f"token {info.token_id} for {owner}{label}; it is shown only now, keep it secret:")
+    _echo(token)
+
+
+@token_app.command("list")
+def token_list(
+    user: Annotated[
+        str | None, typer.Option("--user", help="Only this user's tokens (default: all)")
+    ] = None,
+) -> None:
+    """The tokens (id, when made, user, name); never a token itself."""
+    tokens = _token_store(Settings()).tokens(user)
+    if not tokens:
+        _echo("no tokens")
+    for info in tokens:
+        _echo(f"{info.token_id}  {info.created:%Y-%m-%d %H:%M}Z  {info.user_id}  {info.name}")
+
+
+@token_app.command("revoke")
+def token_revoke(
+    token_id: Annotated[str, typer.Argument(help="The token's id, as listed (or the token)")],
+) -> None:
+    """Revoke a token: requests with it are refused from now on."""
+    revoked = _token_store(Settings()).revoke(token_id)
+    if revoked is None:
+        _echo(f"error: no token {token_id_of(token_id)} (see finsync token list)", err=True)
+        raise typer.Exit(1)
+    _echo(f"revoked token {revoked.token_id} of {revoked.user_id}")
 
 
 @app.command("es-node")
