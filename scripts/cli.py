@@ -480,6 +480,40 @@ def serve(
     os.execv(sys.executable, command)
 
 
+@app.command("api")
+def api_cmd(
+    port: Annotated[int, typer.Option(help="Port for the API")] = 8700,
+    address: Annotated[
+        str, typer.Option(help="Address to listen on; other than loopback needs TLS")
+    ] = "127.0.0.1",
+    without_tls: Annotated[
+        bool,
+        typer.Option(
+            "--without-tls",
+            help="Listen beyond this machine over plain HTTP (tokens and answers travel in "
+            "the clear; for a TLS proxy in front)",
+        ),
+    ] = False,
+) -> None:
+    """Serve the JSON API: POST /query, /ingest, /sources, statement pages; docs at /docs.
+    Each request acts for the user of its token (finsync token create)."""
+    settings = Settings()
+    cert, key = settings.api_tls_cert, settings.api_tls_key
+    if bool(cert) != bool(key):
+        raise typer.BadParameter("set both FINSYNC_API_TLS_CERT and FINSYNC_API_TLS_KEY, or none")
+    missing = [str(path) for path in (cert, key) if path is not None and not path.is_file()]
+    if missing:
+        raise typer.BadParameter(terminal_safe(f"no such file: {', '.join(missing)}"))
+    if address not in LOOPBACK and cert is None and not without_tls:
+        raise typer.BadParameter(
+            f"no TLS is configured (FINSYNC_API_TLS_CERT, FINSYNC_API_TLS_KEY): the API may "
+            f"listen on {address} only with TLS, or with --without-tls"
+        )
+    from api.http import serve as serve_api
+
+    serve_api(settings, address, port)
+
+
 token_app = typer.Typer(
     help="API tokens: each acts for one user (finsync api, finsync mcp).", no_args_is_help=True
 )
