@@ -514,6 +514,38 @@ def api_cmd(
     serve_api(settings, address, port)
 
 
+@app.command("mcp")
+def mcp_cmd(
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--token-file",
+            exists=True,
+            dir_okay=False,
+            help="A file holding the API token (default: FINSYNC_API_TOKEN)",
+        ),
+    ] = None,
+) -> None:
+    """Serve FinSync as MCP tools (ask, list_accounts, list_sources) on standard input and
+    output, for the user of an API token (finsync token create)."""
+    from api.mcp_server import serve as serve_mcp
+    from api.service import FinSyncService
+
+    settings = Settings()
+    if token_file is not None:
+        token = token_file.read_text(encoding="utf-8").strip()
+    elif settings.api_token is not None:
+        token = settings.api_token.get_secret_value().strip()
+    else:
+        raise typer.BadParameter("give the API token in FINSYNC_API_TOKEN or --token-file")
+    service = FinSyncService(settings)
+    user_id = service.tokens.user_of(token)
+    if user_id is None:
+        _echo("error: the API token is unknown or revoked (see finsync token list)", err=True)
+        raise typer.Exit(1)
+    serve_mcp(service, user_id)
+
+
 token_app = typer.Typer(
     help="API tokens: each acts for one user (finsync api, finsync mcp).", no_args_is_help=True
 )

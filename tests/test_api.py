@@ -1,19 +1,23 @@
-"""The JSON API, driven for real: ``finsync api`` runs as a subprocess over the sample set on
-each backend, and is talked to over loopback with httpx. A token's answer is the CLI's answer;
-another token's user reaches none of it."""
+"""The JSON API and the MCP server, driven for real: ``finsync api`` and ``finsync mcp`` run as
+subprocesses over the sample set on each backend, and are talked to over loopback with httpx
+and the MCP SDK's stdio client. A token's answer is the CLI's answer; another token's user
+reaches none of it."""
 
 from __future__ import annotations
 
 import io
 import json
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
 from PIL import Image
 
 from api.tokens import TokenStore
@@ -276,3 +280,57 @@ def test_an_import_runs_in_the_background_with_progress_and_its_report(
     assert forgot.status_code == 200 and forgot.json()["documents"] >= 60_000
     after = _ask(served, importer, "How much did I spend at Kite Shop in 2023?").json()
     assert after["data"].get("count", 0) == 0
+
+
+async def _mcp_session(
+    env: dict[str, str], cwd: Path, calls: list[tuple[str, dict[str, Any]]]
+) -> tuple[set[str], list[Any]]:
+    """``finsync mcp`` started by the SDK's stdio client: its tools, and each call's result;
+    each ``ask`` continues the conversation of the one before."""
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "scripts.cli", "mcp"], env=env, cwd=str(cwd)
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = {tool.name for tool in (await session.list_tools()).tools}
+        results, conversation = [], None
+        for name, arguments in calls:
+            if name == "ask" and conversation is not None:
+                arguments = {**arguments, "conversation_id": conversation}
+            result = await session.call_tool(name, arguments)
+            if name == "ask" and not result.is_error:
+                conversation = result.structured_content["conversation_id"]
+            results.append(result)
+        return tools, results
+
+
+def test_an_mcp_client_asks_as_the_tokens_user(served: Served, tmp_path: Path):
+    owner = served.tokens.create(SAMPLE_USER, "assistant")[1]
+    env = served.env | {"FINSYNC_API_TOKEN": owner}
+    calls = [
+        ("ask", {"question": CONVERSATION[0], "as_of": AS_OF}),
+        ("ask", {"question": CONVERSATION[1], "as_of": AS_OF}),
+        ("ask", {"question": "x", "as_of": "2025-02-30"}),
+        ("list_accounts", {}),
+        ("list_sources", {}),
+    ]
+    tools, results = anyio.run(_mcp_session, env, tmp_path, calls)
+
+    assert tools == {"ask", "list_accounts", "list_sources"}
+    http = served.token(SAMPLE_USER)
+    over_http = _conversation(served, http)[:2]
+    asked = [r.structured_content for r in results[:2]]
+    assert [_without_timings(a) for a in asked] == [_without_timings(a) for a in over_http]
+    assert asked[0]["conversation_id"] == asked[1]["conversation_id"]
+    assert results[2].is_error and "not a date" in results[2].content[0].text
+    accounts = httpx.get(f"{served.url}/accounts", headers=http).json()
+    assert results[3].structured_content == accounts and len(accounts["accounts"]) == 3
+    assert all(a["account_no"].startswith("***") for a in accounts["accounts"])
+    sources = httpx.get(f"{served.url}/sources", headers=http).json()
+    assert results[4].structured_content == sources
+
+    stranger = served.env | {"FINSYNC_API_TOKEN": served.tokens.create(INTRUDER)[1]}
+    _, theirs = anyio.run(
+        _mcp_session, stranger, tmp_path, [("ask", {"question": CONVERSATION[0], "as_of": AS_OF})]
+    )
+    assert _holds_nothing(theirs[0].structured_content)

@@ -95,3 +95,13 @@ def test_the_token_commands(tmp_path: Path):
     again = finsync("token", "revoke", token_id, env=env, cwd=tmp_path)
     assert again.returncode == 1 and f"no token {token_id}" in again.stderr
     assert finsync("token", "list", env=env, cwd=tmp_path).stdout.strip() == "no tokens"
+
+
+def test_finsync_mcp_refuses_an_unknown_token_in_one_line(tmp_path: Path):
+    env = store_env(tmp_path / "data", FINSYNC_API_TOKEN="fsk_0123456789ab_" + "A" * 43)
+    refused = finsync("mcp", env=env, cwd=tmp_path)
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == (
+        "error: the API token is unknown or revoked (see finsync token list)"
+    )
+    assert finsync("mcp", env=store_env(tmp_path / "data"), cwd=tmp_path).returncode == 2
