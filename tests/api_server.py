@@ -35,18 +35,6 @@ def store_env(data_dir: Path, backend: SearchBackend | None = None, **extra: str
     return env | extra
 
 
-def finsync(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "scripts.cli", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-
-
 def start_api(
     env: dict[str, str],
     cwd: Path,

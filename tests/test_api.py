@@ -27,10 +27,11 @@ from llm.embeddings import LocalEmbedder
 from scripts.sample_data import SampleSet
 from settings import Settings
 from tests import pandas_reference as ref
-from tests.api_server import finsync, start_api, store_env
+from tests.api_server import start_api, store_env
 from tests.app_server import AppServer
 from tests.conftest import SAMPLE_USER, empty_backend, ingest_sample
 from tests.reliability import record
+from tests.test_cli import finsync
 
 AS_OF = "2025-07-15"
 INTRUDER = "intruder"

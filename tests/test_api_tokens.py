@@ -12,7 +12,8 @@ import pytest
 
 from api.tokens import TokenStore
 from elastic.user_ids import InvalidUserId
-from tests.api_server import finsync, store_env
+from tests.api_server import store_env
+from tests.test_cli import finsync
 
 
 def test_a_token_acts_for_its_user_and_only_its_hash_is_kept(tmp_path: Path):
