@@ -9,6 +9,7 @@ import ssl
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -16,6 +17,18 @@ import httpx
 from elastic.backend import SearchBackend
 from elastic.engines.elasticsearch.backend import ElasticsearchBackend
 from tests.app_server import ARTIFACTS, ROOT, AppServer, free_port
+
+
+@dataclass
+class ApiServer:
+    """A running ``finsync api``, logged to ``log_path`` and stopped as the app's server is."""
+
+    process: subprocess.Popen[bytes]
+    url: str
+    log_path: Path
+
+    log_tail = AppServer.log_tail
+    stop = AppServer.stop
 
 
 def store_env(data_dir: Path, backend: SearchBackend | None = None, **extra: str) -> dict[str, str]:
@@ -43,7 +56,7 @@ def start_api(
     scheme: str = "http",
     verify: bool | ssl.SSLContext = True,
     timeout_s: float = 120,
-) -> AppServer:
+) -> ApiServer:
     """``finsync api`` on a free port; returns once ``/health`` answers (200, or 503 for a
     backend that is down: the server is up either way)."""
     port = free_port()
@@ -54,7 +67,7 @@ def start_api(
         process = subprocess.Popen(
             command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
-    server = AppServer(process, f"{scheme}://127.0.0.1:{port}", log_path)
+    server = ApiServer(process, f"{scheme}://127.0.0.1:{port}", log_path)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:

@@ -27,8 +27,7 @@ from llm.embeddings import LocalEmbedder
 from scripts.sample_data import SampleSet
 from settings import Settings
 from tests import pandas_reference as ref
-from tests.api_server import start_api, store_env
-from tests.app_server import AppServer
+from tests.api_server import ApiServer, start_api, store_env
 from tests.conftest import SAMPLE_USER, empty_backend, ingest_sample
 from tests.reliability import record
 from tests.test_cli import finsync
@@ -50,7 +49,7 @@ class Served:
     """``finsync api`` over the sample set of one backend."""
 
     kind: str
-    server: AppServer
+    server: ApiServer
     env: dict[str, str]
     data_dir: Path
     tokens: TokenStore

@@ -20,8 +20,8 @@ from cryptography.x509.oid import NameOID
 
 from api.tokens import TokenStore
 from scripts.sample_data import SampleSet
-from tests.api_server import start_api, store_env
-from tests.app_server import AppServer, free_port
+from tests.api_server import ApiServer, start_api, store_env
+from tests.app_server import free_port
 from tests.reliability import record
 from tests.test_cli import finsync
 
@@ -31,7 +31,7 @@ PER_MINUTE = 5
 
 
 @pytest.fixture(scope="module")
-def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[AppServer, TokenStore]]:
+def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ApiServer, TokenStore]]:
     """``finsync api`` over an empty embedded store, with small limits."""
     data_dir = tmp_path_factory.mktemp("api-limits") / "data"
     env = store_env(
@@ -171,7 +171,7 @@ REFUSED: dict[str, tuple[Request, int, str]] = {
 
 @pytest.mark.reliability
 @pytest.mark.parametrize("case", list(UNAUTHORISED))
-def test_no_known_token_is_a_401(limited: tuple[AppServer, TokenStore], case: str):
+def test_no_known_token_is_a_401(limited: tuple[ApiServer, TokenStore], case: str):
     server, _ = limited
     response = UNAUTHORISED[case](server.url, NOBODY)
     assert response.status_code == 401, response.text
@@ -181,7 +181,7 @@ def test_no_known_token_is_a_401(limited: tuple[AppServer, TokenStore], case: st
 
 
 @pytest.mark.reliability
-def test_a_revoked_token_is_a_401(limited: tuple[AppServer, TokenStore]):
+def test_a_revoked_token_is_a_401(limited: tuple[ApiServer, TokenStore]):
     server, tokens = limited
     info, token = tokens.create("revoked-user")
     auth = {"Authorization": f"Bearer {token}"}
@@ -194,7 +194,7 @@ def test_a_revoked_token_is_a_401(limited: tuple[AppServer, TokenStore]):
 
 @pytest.mark.reliability
 @pytest.mark.parametrize("case", list(REFUSED))
-def test_a_bad_request_gets_its_4xx_in_one_line(limited: tuple[AppServer, TokenStore], case: str):
+def test_a_bad_request_gets_its_4xx_in_one_line(limited: tuple[ApiServer, TokenStore], case: str):
     server, tokens = limited
     send, status, says = REFUSED[case]
     auth = {"Authorization": f"Bearer {tokens.create('limits-user')[1]}"}
@@ -207,7 +207,7 @@ def test_a_bad_request_gets_its_4xx_in_one_line(limited: tuple[AppServer, TokenS
 
 @pytest.mark.reliability
 def test_a_pdf_over_the_page_limit_is_a_413(
-    limited: tuple[AppServer, TokenStore], sample_set: SampleSet
+    limited: tuple[ApiServer, TokenStore], sample_set: SampleSet
 ):
     server, tokens = limited
     auth = {"Authorization": f"Bearer {tokens.create('limits-user')[1]}"}
@@ -220,7 +220,7 @@ def test_a_pdf_over_the_page_limit_is_a_413(
 
 @pytest.mark.reliability
 def test_too_many_requests_with_one_token_are_a_429_and_others_go_on(
-    limited: tuple[AppServer, TokenStore],
+    limited: tuple[ApiServer, TokenStore],
 ):
     server, tokens = limited
     busy = {"Authorization": f"Bearer {tokens.create('busy-user')[1]}"}
@@ -235,7 +235,7 @@ def test_too_many_requests_with_one_token_are_a_429_and_others_go_on(
 
 
 def test_the_interface_is_described_and_health_needs_no_token(
-    limited: tuple[AppServer, TokenStore],
+    limited: tuple[ApiServer, TokenStore],
 ):
     server, _ = limited
     spec = httpx.get(f"{server.url}/openapi.json").json()
