@@ -68,15 +68,23 @@ def start_api(
             command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
     server = ApiServer(process, f"{scheme}://127.0.0.1:{port}", log_path)
+    try:
+        _wait_for_health(server, verify, timeout_s)
+    except BaseException:  # a server that never answered (or a test stopped) is not left running
+        server.stop()
+        raise
+    return server
+
+
+def _wait_for_health(server: ApiServer, verify: bool | ssl.SSLContext, timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if process.poll() is not None:
+        if server.process.poll() is not None:
             raise RuntimeError(f"finsync api exited early:\n{server.log_tail()}")
         try:
             health = httpx.get(f"{server.url}/health", timeout=5, verify=verify)
             if health.status_code in (200, 503):
-                return server
+                return
         except httpx.TransportError:
             time.sleep(0.3)
-    server.stop()
     raise TimeoutError(f"finsync api did not start within {timeout_s:.0f}s:\n{server.log_tail()}")
