@@ -49,6 +49,20 @@ class Settings(BaseSettings):
         default=300, description="Most pages of a PDF the Ingest page takes (the CLI has no limit)"
     )
 
+    api_requests_per_minute: int = Field(
+        default=60, description="Requests one API token may make a minute; more are answered 429"
+    )
+    api_max_question_chars: int = Field(
+        default=2000, description="Longest question the API takes; a longer one is answered 413"
+    )
+    api_tls_cert: Path | None = Field(
+        default=None, description="PEM certificate: with api_tls_key, `finsync api` serves HTTPS"
+    )
+    api_tls_key: Path | None = Field(default=None, description="PEM private key of api_tls_cert")
+    api_token: SecretStr | None = Field(
+        default=None, description="The API token `finsync mcp` acts with: it serves that user"
+    )
+
     embedder: str = Field(default="auto", description="auto | local | vertex")
     gcp_project: str | None = None
     gcp_location: str = "us-central1"
@@ -64,6 +78,11 @@ class Settings(BaseSettings):
     @property
     def vertex_enabled(self) -> bool:
         return bool(self.gcp_project)
+
+    @property
+    def api_tokens_file(self) -> Path:
+        """API tokens (a hash of each and the user it acts for), whatever the backend."""
+        return self.data_dir / "api-tokens.sqlite3"
 
     @property
     def statements_dir(self) -> Path:

@@ -3,6 +3,7 @@ import itself, exactly as ``finsync ingest`` lands them."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,16 @@ from llm.pipeline import ChatPipeline
 from llm.services import category_fallback, upload_store
 from settings import Settings
 
-__all__ = ["FileDefaults", "FilePreview", "Importer", "Progress"]
+__all__ = ["FileDefaults", "FilePreview", "Importer", "Progress", "safe_file_name"]
+
+_UNSAFE_FILE_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def safe_file_name(name: str, fallback: str = "upload") -> str:
+    """An uploaded file's name reduced to a plain file name (no directories, no odd characters):
+    what an upload is stored and reported as."""
+    base = _UNSAFE_FILE_CHARS.sub("_", name.replace("\\", "/").rsplit("/", 1)[-1]).strip("._")
+    return base or fallback
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 from tqdm import tqdm
 
+from api.tokens import TokenStore, token_id_of
 from elastic.errors import (
     BackendError,
     BackendUnavailable,
@@ -479,6 +480,126 @@ def serve(
     ]
     os.chdir(project)  # Streamlit reads .streamlit/config.toml from the working directory
     os.execv(sys.executable, command)
+
+
+@app.command("api")
+def api_cmd(
+    port: Annotated[int, typer.Option(help="Port for the API")] = 8700,
+    address: Annotated[
+        str, typer.Option(help="Address to listen on; other than loopback needs TLS")
+    ] = "127.0.0.1",
+    without_tls: Annotated[
+        bool,
+        typer.Option(
+            "--without-tls",
+            help="Listen beyond this machine over plain HTTP (tokens and answers travel in "
+            "the clear; for a TLS proxy in front)",
+        ),
+    ] = False,
+) -> None:
+    """Serve the JSON API: POST /query, /ingest, /sources, statement pages; docs at /docs.
+    Each request acts for the user of its token (finsync token create)."""
+    settings = Settings()
+    cert, key = settings.api_tls_cert, settings.api_tls_key
+    if bool(cert) != bool(key):
+        raise typer.BadParameter("set both FINSYNC_API_TLS_CERT and FINSYNC_API_TLS_KEY, or none")
+    missing = [str(path) for path in (cert, key) if path is not None and not path.is_file()]
+    if missing:
+        raise typer.BadParameter(terminal_safe(f"no such file: {', '.join(missing)}"))
+    if address not in LOOPBACK and cert is None and not without_tls:
+        raise typer.BadParameter(
+            f"no TLS is configured (FINSYNC_API_TLS_CERT, FINSYNC_API_TLS_KEY): the API may "
+            f"listen on {address} only with TLS, or with --without-tls"
+        )
+    from api.http import serve as serve_api
+
+    serve_api(settings, address, port)
+
+
+@app.command("mcp")
+def mcp_cmd(
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--token-file",
+            exists=True,
+            dir_okay=False,
+            help="A file holding the API token (default: FINSYNC_API_TOKEN)",
+        ),
+    ] = None,
+) -> None:
+    """Serve FinSync as MCP tools (ask, list_accounts, list_sources) on standard input and
+    output, for the user of an API token (finsync token create)."""
+    from api.mcp_server import serve as serve_mcp
+    from api.service import FinSyncService
+
+    settings = Settings()
+    if token_file is not None:
+        token = token_file.read_text(encoding="utf-8").strip()
+    elif settings.api_token is not None:
+        token = settings.api_token.get_secret_value().strip()
+    else:
+        raise typer.BadParameter("give the API token in FINSYNC_API_TOKEN or --token-file")
+    service = FinSyncService(settings)
+    user_id = service.tokens.user_of(token)
+    if user_id is None:
+        _echo("error: the API token is unknown or revoked (see finsync token list)", err=True)
+        raise typer.Exit(1)
+    serve_mcp(service, user_id)
+
+
+token_app = typer.Typer(
+    help="API tokens: each acts for one user (finsync api, finsync mcp).", no_args_is_help=True
+)
+app.add_typer(token_app, name="token")
+
+
+def _token_store(settings: Settings) -> TokenStore:
+    return TokenStore(settings.api_tokens_file)
+
+
+@token_app.command("create")
+def token_create(
+    user: UserOption = None,
+    name: Annotated[str, typer.Option("--name", help="A label: who or what uses it")] = "",
+) -> None:
+    """Make a token acting for the user. It is printed once, as the last line; only its hash
+    is kept."""
+    settings = Settings()
+    owner = _owner(user, settings)
+    try:
+        info, token = _token_store(settings).create(owner, name)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--name") from exc
+    label = f" ({info.name})" if info.name else ""
+    _echo(f"token {info.token_id} for {owner}{label}; it is shown only now, keep it secret:")
+    _echo(token)
+
+
+@token_app.command("list")
+def token_list(
+    user: Annotated[
+        str | None, typer.Option("--user", help="Only this user's tokens (default: all)")
+    ] = None,
+) -> None:
+    """The tokens (id, when made, user, name); never a token itself."""
+    tokens = _token_store(Settings()).tokens(user)
+    if not tokens:
+        _echo("no tokens")
+    for info in tokens:
+        _echo(f"{info.token_id}  {info.created:%Y-%m-%d %H:%M}Z  {info.user_id}  {info.name}")
+
+
+@token_app.command("revoke")
+def token_revoke(
+    token_id: Annotated[str, typer.Argument(help="The token's id, as listed (or the token)")],
+) -> None:
+    """Revoke a token: requests with it are refused from now on."""
+    revoked = _token_store(Settings()).revoke(token_id)
+    if revoked is None:
+        _echo(f"error: no token {token_id_of(token_id)} (see finsync token list)", err=True)
+        raise typer.Exit(1)
+    _echo(f"revoked token {revoked.token_id} of {revoked.user_id}")
 
 
 @app.command("es-node")

@@ -34,6 +34,7 @@ from elastic.ingest.parsed import UnreadableFile
 from elastic.model.results import Vocabulary
 from llm import services
 from llm.answering.gemini_composer import Mismatch
+from llm.faults import fault_line
 from llm.pipeline import ChatPipeline, Router, TextProbe
 from llm.understanding.gemini_router import GeminiRouter
 from llm.understanding.offline_router import OfflineRouter
@@ -42,7 +43,6 @@ from scripts.cli import app
 from settings import Settings
 from tests.reliability import record
 from tests.vertex_loopback import Reply, VertexLoopback
-from ui.faults import fault_line
 
 pytestmark = pytest.mark.reliability
 

@@ -11,6 +11,7 @@ import pytest
 
 from elastic.engines.sqlite.backend import EmbeddedBackend
 from llm.embeddings import LocalEmbedder
+from llm.ingest_jobs import FileToIngest, IngestJobs
 from llm.ingesting import FileDefaults, Importer
 from llm.pipeline import ChatPipeline
 from llm.services import statement_store
@@ -18,7 +19,6 @@ from llm.understanding.offline_router import OfflineRouter
 from settings import Settings
 from tests.reliability import record
 from tests.test_cli import finsync
-from ui.ingest_jobs import FileToIngest, IngestJobs
 
 pytestmark = pytest.mark.reliability
 

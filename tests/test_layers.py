@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
-HIGHER = {"app", "ui", "llm", "elastic", "scripts"}
+HIGHER = {"app", "ui", "api", "llm", "elastic", "scripts"}
 
 
 def _imported(path: Path) -> set[str]:

@@ -6,8 +6,8 @@ import io
 
 from PIL import Image
 
+from llm.pdf_pages import HIGHLIGHT_RGBA, RENDER_SCALE, page_png
 from scripts.sample_data import SampleSet
-from ui.pdf_pages import HIGHLIGHT_RGBA, RENDER_SCALE, page_png
 
 
 def _pixel(png: bytes, x_points: float, y_points: float) -> tuple[int, int, int]:

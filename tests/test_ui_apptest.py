@@ -26,6 +26,7 @@ from llm.answering.answer import Citation
 from llm.answering.wording import money
 from llm.embeddings import LocalEmbedder
 from llm.pipeline import ChatPipeline
+from llm.redaction import hidden_spans
 from scripts.sample_data import SampleSet
 from settings import Settings
 from tests.app_server import (
@@ -41,7 +42,6 @@ from tests.vertex_loopback import Reply, VertexLoopback
 from ui.answer_text import highlight_passage, link_citations, parse_citation_ref
 from ui.figures import trend_figure
 from ui.pages.chat_page import EXAMPLE_QUESTIONS
-from ui.redaction import hidden_spans
 
 TIMEOUT_S = 180
 GROCERIES_2024 = {

@@ -25,8 +25,19 @@ from elastic.errors import BackendUnavailable
 from elastic.ingest.landing import WRITE_BATCH, FileDefaults, Progress, ingest_file
 from elastic.model.records import IngestReport, Transaction
 from elastic.statement_store import StatementStore
+from llm import pdf_pages
 from llm.answering.wording import money
 from llm.embeddings import LocalEmbedder
+from llm.ingest_jobs import FileToIngest, IngestJobs, JobRunning, JobState
+from llm.pdf_pages import (
+    MAX_RENDER_PIXELS,
+    MAX_RENDER_SIDE,
+    RENDER_SCALE,
+    PageNotDrawn,
+    bounded_page_png,
+    page_png,
+    render_scale,
+)
 from scripts.sample_data import SampleSet
 from settings import Settings
 from tests.app_server import (
@@ -46,19 +57,8 @@ from tests.test_ui_apptest import (
     started,
     use_data_dir,
 )
-from ui import pdf_pages
 from ui.answer_text import plain_markdown
 from ui.chat_history import MAX_WAITING, WaitingQuestion
-from ui.ingest_jobs import FileToIngest, IngestJobs, JobRunning, JobState
-from ui.pdf_pages import (
-    MAX_RENDER_PIXELS,
-    MAX_RENDER_SIDE,
-    RENDER_SCALE,
-    PageNotDrawn,
-    bounded_page_png,
-    page_png,
-    render_scale,
-)
 
 GIANT_POINTS = 14_400  # 200 inches: the largest page side the PDF format allows
 ACCOUNT_NO = "4402718831"
@@ -123,7 +123,7 @@ def image_size(png: bytes) -> tuple[int, int]:
 
 
 def children_drawing_pages() -> list[int]:
-    """Processes of ours still running ``python -m ui.pdf_pages``."""
+    """Processes of ours still running ``python -m llm.pdf_pages``."""
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -134,7 +134,7 @@ def children_drawing_pages() -> list[int]:
         except OSError:
             continue
         parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == os.getpid() and b"ui.pdf_pages" in command:
+        if parent == os.getpid() and b"llm.pdf_pages" in command:
             pids.append(int(entry.name))
     return pids
 

@@ -16,11 +16,11 @@ from elastic.model.records import Box
 from elastic.model.results import ListingResult, StatementHit
 from llm.answering.answer import Citation
 from llm.answering.wording import account_label, money, period_range
+from llm.pdf_pages import PageNotDrawn, bounded_page_png, page_count
 from ui.answer_text import highlight_passage, plain_markdown
 from ui.context import AppContext
 from ui.faults import show_fault
 from ui.frames import frame_currency
-from ui.pdf_pages import PageNotDrawn, bounded_page_png, page_count
 from ui.tables import transactions_table
 
 MAX_ROWS_SHOWN = 2000  # rows behind a number fetched page by page (100 each) up to this many

@@ -4,7 +4,6 @@ land, and a form for what the file does not say; askable as soon as the report s
 from __future__ import annotations
 
 import hashlib
-import re
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,13 +17,13 @@ from elastic.ingest.formats import is_pdf
 from elastic.ingest.parsed import UnreadableFile
 from elastic.ingest.pdf.statement import PDF_FORMAT
 from elastic.model.records import IngestReport
-from llm.ingesting import FileDefaults, Progress
+from llm.ingest_jobs import JOBS, FileToIngest, IngestWork, JobKey, JobRunning, JobView
+from llm.ingesting import FileDefaults, Progress, safe_file_name
+from llm.pdf_pages import readable_page_count
 from settings import Settings
 from ui.answer_text import plain_markdown
 from ui.context import AppContext, app_context, data_changed
 from ui.faults import show_fault
-from ui.ingest_jobs import JOBS, FileToIngest, IngestWork, JobKey, JobRunning, JobView
-from ui.pdf_pages import readable_page_count
 from ui.sidebar import engine_panel
 from ui.tables import transactions_table
 
@@ -50,15 +49,6 @@ MISSING_FIELDS = (
     ("bank_name", "Bank"),
     ("currency", "Currency (ISO code)"),
 )
-
-
-_UNSAFE_FILE_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-def safe_file_name(name: str, fallback: str = "upload") -> str:
-    """An uploaded file's name reduced to a plain file name (no directories, no odd characters)."""
-    base = _UNSAFE_FILE_CHARS.sub("_", name.replace("\\", "/").rsplit("/", 1)[-1]).strip("._")
-    return base or fallback
 
 
 @dataclass(frozen=True)

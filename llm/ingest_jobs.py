@@ -1,7 +1,7 @@
 """Ingestion in the background: a thread per job, so a long upload never runs inside a page's
-script run. The page starts a job and polls :meth:`IngestJob.view`; a person can leave the page
-and come back, since jobs are kept per user (and data store) for the life of the server, the
-last one until it is dismissed or replaced.
+script run or an API request. The Ingest page (and the API) starts a job and polls
+:meth:`IngestJob.view`; a person can leave the page and come back, since jobs are kept per user
+(and data store) for the life of the server, the last one until it is dismissed or replaced.
 
 Progress is what the landing functions report (``llm.ingesting.Progress``): files done,
 and rows written of the file in hand. A statement PDF reports its rows only once its pages are
@@ -19,8 +19,8 @@ from pathlib import Path
 
 from elastic.ingest.bank_csv import ColumnMapping
 from elastic.model.records import IngestReport
+from llm.faults import fault_line
 from llm.ingesting import FileDefaults, Progress
-from ui.faults import fault_line
 
 log = logging.getLogger(__name__)
 

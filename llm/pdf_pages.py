@@ -1,11 +1,12 @@
 """Statement pages rendered to PNG with pdfium: account numbers blacked out (last four digits
-left), the cited passage highlighted. No Streamlit here.
+left), the cited passage highlighted: the app's source viewer and the API's page images draw
+them here, so both mask alike. No Streamlit here.
 
 A page is drawn at ``RENDER_SCALE`` unless that would exceed ``MAX_RENDER_PIXELS`` (or
 ``MAX_RENDER_SIDE``): then at the scale that fits, and not at all below ``MIN_RENDER_SCALE``.
 pdfium cannot be interrupted, and what a page costs to draw also depends on what it holds (a
-compressed image of a billion pixels is decoded whole), so the viewer draws each page in a child
-process (``python -m ui.pdf_pages``) that is stopped after ``RENDER_TIMEOUT_S`` and may use at
+compressed image of a billion pixels is decoded whole), so each page is drawn in a child
+process (``python -m llm.pdf_pages``) that is stopped after ``RENDER_TIMEOUT_S`` and may use at
 most ``RENDER_MEMORY_BYTES``.
 """
 
@@ -27,7 +28,7 @@ from PIL import Image, ImageDraw
 
 from elastic.ingest.pdf.reader import PDFIUM_LOCK
 from elastic.model.records import Box
-from ui.redaction import hidden_spans
+from llm.redaction import hidden_spans
 
 log = logging.getLogger(__name__)
 
@@ -194,7 +195,7 @@ def bounded_page_png(
     with _render_slots:
         try:
             child = subprocess.run(
-                [sys.executable, "-m", "ui.pdf_pages"],
+                [sys.executable, "-m", "llm.pdf_pages"],
                 input=json.dumps(request).encode(),
                 capture_output=True,
                 timeout=RENDER_TIMEOUT_S,
