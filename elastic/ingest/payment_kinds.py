@@ -1,0 +1,136 @@
+"""How money moved (cheque, ATM, direct debit, standing order, card, transfer, fee, interest),
+read from what each format says about a row; the words and codes are data
+(``payment_kinds.toml``), so a new bank's wording is a line there, not code."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+
+KINDS_PATH = Path(__file__).with_name("payment_kinds.toml")
+KINDS = (
+    "cheque",
+    "atm",
+    "direct_debit",
+    "standing_order",
+    "card",
+    "transfer",
+    "fee",
+    "interest",
+)
+
+
+@dataclass(frozen=True)
+class _Table:
+    words: dict[str, str]  # folded word → kind
+    ofx: dict[str, str]
+    swift: dict[str, str]
+    gvc: dict[str, str]
+    iso: tuple[tuple[str, str], ...]  # (code prefix, kind), longest first
+    prefixes: re.Pattern[str]  # named groups per kind, longest words first
+    opening: frozenset[str]
+    closing: frozenset[str]
+    summary: frozenset[str]
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+@cache
+def _table() -> _Table:
+    with KINDS_PATH.open("rb") as handle:
+        data = tomllib.load(handle)
+    kinds = data["kinds"]
+    if unknown := set(kinds) - set(KINDS):
+        raise ValueError(f"payment_kinds.toml: unknown kind(s) {sorted(unknown)}")
+
+    def table(key: str, fold: bool = True) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for kind in KINDS:
+            for value in kinds.get(kind, {}).get(key, ()):
+                found.setdefault(_fold(value) if fold else value.upper(), kind)
+        return found
+
+    iso = sorted(
+        ((code.upper(), kind) for kind in KINDS for code in kinds.get(kind, {}).get("iso", ())),
+        key=lambda pair: -len(pair[0]),
+    )
+    prefixes = sorted(
+        ((_fold(p), kind) for kind in KINDS for p in kinds.get(kind, {}).get("prefixes", ())),
+        key=lambda pair: -len(pair[0]),
+    )
+    pattern = "|".join(f"(?P<{k}_{i}>{re.escape(p)})" for i, (p, k) in enumerate(prefixes))
+    balances = data["balance_texts"]
+    return _Table(
+        words=table("words"),
+        ofx=table("ofx", fold=False),
+        swift=table("swift", fold=False),
+        gvc=table("gvc", fold=False),
+        iso=tuple(iso),
+        prefixes=re.compile(rf"^(?:{pattern})(?![^\W_])", re.IGNORECASE),
+        opening=frozenset(map(_fold, balances["opening_balance"])),
+        closing=frozenset(map(_fold, balances["closing_balance"])),
+        summary=frozenset(map(_fold, balances["summary"])),
+    )
+
+
+@lru_cache(maxsize=4096)
+def from_word(word: str | None) -> str | None:
+    """A type column's value or a QIF number field ("ATM", "Lastschrift", "Card payment")."""
+    return _table().words.get(_fold(word)) if word else None
+
+
+def from_ofx(trntype: str | None) -> str | None:
+    return _table().ofx.get(trntype.strip().upper()) if trntype else None
+
+
+def from_swift(code: str | None) -> str | None:
+    """An MT940 ``:61:`` transaction type, with or without its N/F/S mark ("NCHK", "CHK")."""
+    if not code:
+        return None
+    code = code.strip().upper()
+    return _table().swift.get(code[-3:]) if len(code) >= 3 else None
+
+
+def from_gvc(code: str | None) -> str | None:
+    """A German business transaction code, the three digits an MT940 ``:86:`` starts with."""
+    return _table().gvc.get(code.strip()) if code else None
+
+
+def from_iso(code: str | None) -> str | None:
+    """An ISO 20022 bank transaction code as ``Domain/Family/SubFamily``."""
+    if not code:
+        return None
+    code = code.upper()
+    return next((kind for prefix, kind in _table().iso if code.startswith(prefix)), None)
+
+
+@lru_cache(maxsize=8192)
+def from_text(description: str | None) -> str | None:
+    """The kind a descriptor's first words name ("CARTE 0123 …", "RETRAIT DAB", "PRLV …")."""
+    if not description:
+        return None
+    match = _table().prefixes.match(_fold(description))
+    if match is None or match.lastgroup is None:
+        return None
+    return match.lastgroup.rsplit("_", 1)[0]
+
+
+def balance_text(text: str | None) -> str | None:
+    """ "opening_balance" or "closing_balance" when a row's whole text names a balance."""
+    folded = _fold(text or "")
+    table = _table()
+    if folded in table.opening:
+        return "opening_balance"
+    if folded in table.closing:
+        return "closing_balance"
+    return None
+
+
+def is_summary(text: str | None) -> bool:
+    """Whether a line's text is a total or summary ("Total", "Summe")."""
+    return _fold(text or "").rstrip(":") in _table().summary
