@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Callable, Iterator
+import unicodedata
+from collections.abc import Callable
 
 import charset_normalizer
 
@@ -49,6 +50,7 @@ NAMES = {
     "latin-1": "Latin-1",
 }
 SAMPLE_BYTES = 256 * 1024
+_TEXT_SIGNS = frozenset("…§°·•¿¡«»ºª²³½¼¾")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -82,20 +84,55 @@ def text_head(head: bytes) -> bytes:
     return cut.decode(found, errors="ignore").encode("utf-8")
 
 
-def candidates(sample: bytes) -> Iterator[str]:
-    """Single-byte encodings for ``sample`` (non-ASCII bytes of the file), likeliest first."""
-    seen: set[str] = set()
+def candidates(sample: bytes) -> list[str]:
+    """Single-byte encodings for ``sample`` (non-ASCII bytes of the file), likeliest first.
+
+    charset-normalizer ranks them (its ties, where no language shows, in the order of
+    ``CODE_PAGES``); a code page that turns the bytes into symbols rather than
+    letters (Mac Roman's "‰" for a German "ä") goes after those that read them as letters; and
+    a text that reads the same in Windows-1252 is called that, the usual code page."""
+    order: list[str] = []
+    preference = {codecs.lookup(e).name: i for i, e in enumerate(CODE_PAGES)}
     if sample:
-        results = charset_normalizer.from_bytes(sample, cp_isolation=list(CODE_PAGES))
-        for match in results:
-            encoding = codecs.lookup(match.encoding).name
-            if encoding not in seen:
-                seen.add(encoding)
-                yield match.encoding
-    for encoding in CODE_PAGES:
-        if codecs.lookup(encoding).name not in seen:
-            seen.add(codecs.lookup(encoding).name)
-            yield encoding
+        results = list(charset_normalizer.from_bytes(sample, cp_isolation=list(CODE_PAGES)))
+        # Guesses it cannot tell apart (the same mess, no language found) go in the usual order.
+        ranked = sorted(
+            results,
+            key=lambda m: (
+                round(m.chaos, 3),
+                -round(m.coherence, 3),
+                preference.get(codecs.lookup(m.encoding).name, len(preference)),
+            ),
+        )
+        order = [codecs.lookup(match.encoding).name for match in ranked]
+    order += list(preference)
+    ranked = sorted(dict.fromkeys(order), key=lambda encoding: -_letter_share(sample, encoding))
+    if ranked and _same_text(sample, ranked[0], "cp1252"):
+        ranked.insert(0, "cp1252")
+    return list(dict.fromkeys(ranked))
+
+
+def _letter_share(sample: bytes, encoding: str) -> float:
+    """The share of non-ASCII characters that text is made of (letters, currency signs,
+    dashes and quotes), to two places; -1 when the bytes do not decode."""
+    try:
+        text = sample.decode(encoding)
+    except UnicodeDecodeError:
+        return -1.0
+    wide = [c for c in text if ord(c) > 127]
+    return round(sum(map(_textual, wide)) / len(wide), 2) if wide else 1.0
+
+
+def _textual(char: str) -> bool:
+    category = unicodedata.category(char)
+    return category[0] == "L" or category in ("Sc", "Pd", "Pi", "Pf") or char in _TEXT_SIGNS
+
+
+def _same_text(sample: bytes, one: str, other: str) -> bool:
+    try:
+        return sample.decode(one) == sample.decode(other)
+    except UnicodeDecodeError:
+        return False
 
 
 def decode(raw: bytes, check: Callable[[str], bool] = lambda _: True) -> tuple[str, str]:

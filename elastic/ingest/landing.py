@@ -24,7 +24,7 @@ import numpy as np
 
 from elastic.backend import CategoryMemory, SearchBackend, WriteCounts
 from elastic.errors import BackendError
-from elastic.ingest import bank_csv
+from elastic.ingest import bank_csv, payment_kinds
 from elastic.ingest.cleaning import (
     Categoriser,
     PairCandidate,
@@ -250,6 +250,7 @@ class _Cleaner:
             category_inferred=category_inferred,
             page=row.page,
             box=row.box,
+            payment_kind=row.payment_kind or payment_kinds.from_text(row.description) or "",
         )
 
 

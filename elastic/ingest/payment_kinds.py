@@ -10,17 +10,10 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
+from elastic.model.plan import PaymentKind
+
 KINDS_PATH = Path(__file__).with_name("payment_kinds.toml")
-KINDS = (
-    "cheque",
-    "atm",
-    "direct_debit",
-    "standing_order",
-    "card",
-    "transfer",
-    "fee",
-    "interest",
-)
+KINDS = tuple(kind.value for kind in PaymentKind)  # in the order a row takes the first
 
 
 @dataclass(frozen=True)
@@ -34,6 +27,7 @@ class _Table:
     opening: frozenset[str]
     closing: frozenset[str]
     summary: frozenset[str]
+    card_credits: re.Pattern[str]
 
 
 def _fold(text: str) -> str:
@@ -75,7 +69,12 @@ def _table() -> _Table:
         opening=frozenset(map(_fold, balances["opening_balance"])),
         closing=frozenset(map(_fold, balances["closing_balance"])),
         summary=frozenset(map(_fold, balances["summary"])),
+        card_credits=_whole_words(data["card_credits"]["words"]),
     )
+
+
+def _whole_words(words: list[str]) -> re.Pattern[str]:
+    return re.compile("|".join(rf"(?<![^\W_]){re.escape(_fold(w))}(?![^\W_])" for w in words))
 
 
 @lru_cache(maxsize=4096)
@@ -120,6 +119,7 @@ def from_text(description: str | None) -> str | None:
     return match.lastgroup.rsplit("_", 1)[0]
 
 
+@lru_cache(maxsize=4096)
 def balance_text(text: str | None) -> str | None:
     """ "opening_balance" or "closing_balance" when a row's whole text names a balance."""
     folded = _fold(text or "")
@@ -134,3 +134,8 @@ def balance_text(text: str | None) -> str | None:
 def is_summary(text: str | None) -> bool:
     """Whether a line's text is a total or summary ("Total", "Summe")."""
     return _fold(text or "").rstrip(":") in _table().summary
+
+
+def is_card_credit(text: str | None) -> bool:
+    """Whether a card row's text says it is a payment to the card or a refund."""
+    return bool(text) and _table().card_credits.search(_fold(text or "")) is not None

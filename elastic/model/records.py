@@ -34,6 +34,7 @@ class Transaction:
     category_inferred: bool = False  # from rules, history or a model, not given by the file
     page: int | None = None  # statement PDFs: the page and box of the printed row
     box: Box | None = None
+    payment_kind: str = ""  # how the money moved (a PaymentKind value); "": not known
 
     @property
     def amount_cents(self) -> int:
@@ -63,6 +64,7 @@ class Transaction:
             "category_inferred": self.category_inferred,
             "page": self.page,
             "box": None if self.box is None else list(self.box),
+            "payment_kind": self.payment_kind,
         }
 
 

@@ -93,6 +93,7 @@ def transaction_filters(plan: IntentPlan, user_id: str) -> And:
     clauses += _names("account_name", plan.accounts)
     clauses += _names("category", plan.categories)
     clauses += _names("merchant", plan.merchants)
+    clauses += _names("payment_kind", [kind.value for kind in plan.payment_kinds])
     if plan.currency:
         clauses.append(Eq("currency", plan.currency))
     if plan.direction is Direction.out:

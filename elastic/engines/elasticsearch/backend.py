@@ -228,6 +228,8 @@ class ElasticsearchBackend(Engine):
             ):
                 if not self.es.indices.exists(index=index):
                     self._writer.indices.create(index=index, mappings=mapping)
+                else:  # fields added since the index was made (mappings only grow)
+                    self._writer.indices.put_mapping(index=index, properties=mapping["properties"])
             if not self.es.indices.exists(index=self.st_index):
                 self._writer.indices.create(
                     index=self.st_index, mappings=statements_mapping(dims, embedding_model)

@@ -100,6 +100,7 @@ CREATE TABLE IF NOT EXISTS transactions (
     category_inferred INTEGER NOT NULL DEFAULT 0,
     page INTEGER,
     box TEXT,
+    payment_kind TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (user_id, date, transaction_id),
     UNIQUE (user_id, transaction_id)
 ) WITHOUT ROWID;
@@ -180,6 +181,7 @@ _PROVENANCE_COLUMNS = {
     "category_inferred": "INTEGER NOT NULL DEFAULT 0",
     "page": "INTEGER",
     "box": "TEXT",
+    "payment_kind": "TEXT NOT NULL DEFAULT ''",
 }
 
 _HIT_COLUMNS = (
@@ -216,6 +218,7 @@ TX_INSERT_COLUMNS = (
     "category_inferred",
     "page",
     "box",
+    "payment_kind",
 )
 _INSERT_TX = (
     f"INSERT OR IGNORE INTO transactions ({', '.join(TX_INSERT_COLUMNS)}) "
@@ -250,6 +253,7 @@ def transaction_values(user_id: str, row: Transaction) -> tuple[object, ...]:
         row.category_inferred,
         row.page,
         _json_box(row.box),
+        row.payment_kind,
     )
 
 
@@ -329,7 +333,8 @@ class EmbeddedBackend(Engine):
         )
 
     def _add_missing_columns(self) -> None:
-        """Stores written before provenance was kept get its columns (with neutral values)."""
+        """Stores written before provenance or payment kinds were kept get their columns (with
+        neutral values)."""
         present = self._columns("transactions")
         for name, definition in _PROVENANCE_COLUMNS.items():
             if name not in present:
