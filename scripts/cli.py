@@ -128,6 +128,8 @@ class _Bar:
 def _print_report(report: IngestReport) -> None:
     """One line per file (format, what landed), then what was assumed and each problem."""
     _echo(f"{report.source}: {report.format or 'unreadable'}: {report.summary()}")
+    for note in report.notes:
+        _echo(f"  read: {note}")
     for note in report.assumed:
         _echo(f"  assumed: {note}")
     for problem in report.problems:
@@ -208,8 +210,8 @@ def ingest_cmd(
     files: Annotated[
         list[Path],
         typer.Argument(
-            help="Bank exports (CSV, OFX/QFX, CAMT.053, MT940) or statement PDFs; "
-            "the format is read from the content"
+            help="Bank exports (CSV, XLS, XLSX, ODS, OFX/QFX, QIF, CAMT.052/053/054, "
+            "MT940/MT942) or statement PDFs; the format is read from the content"
         ),
     ],
     user: UserOption = None,

@@ -90,6 +90,7 @@ _HEADER_CURRENCY = re.compile(r"\s*[(\[]\s*([A-Za-z]{3}|[€£])\s*[)\]]\s*$")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LETTER = re.compile(r"[^\W\d_]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_CONTROL_BYTES = (*range(0, 9), 11, 12, *range(14, 32), 127)
 _C1 = re.compile(r"[\x80-\x9f]")  # control characters a wrong code page decodes to
 _BAD_BYTE = re.compile(r"[\udc80-\udcff]")
 _YEAR_FIRST = re.compile(r"\s*\d{4}")
@@ -287,7 +288,7 @@ def sniff(head: bytes) -> bool:
     a known layout that leaves the header out."""
     head = encodings.text_head(head)
     body = head.removeprefix(codecs.BOM_UTF8).lstrip()
-    if not body or head.count(b"\x00") * 20 > len(head) or body.startswith(_NOT_CSV):
+    if not body or _binary(head) or body.startswith(_NOT_CSV):
         return False
     if b"<OFX>" in head.upper() or _MT940_TAG.search(head):
         return False
@@ -373,7 +374,15 @@ def _notes(layout: _Layout, mapping: ColumnMapping) -> list[str]:
         notes.append("amounts read as card spend: positive = money out")
     elif mapping.sign == "debit_credit":
         notes.append("amounts read from a debit and a credit column: money out, money in")
+    if not mapping.date_formats and mapping.day_first is not None and _decided_by_file(layout):
+        order = "day before month" if mapping.day_first else "month before day"
+        notes.append(f"dates read {order}, decided across the column")
     return notes
+
+
+def _decided_by_file(layout: _Layout) -> bool:
+    """Whether the layout's conventions were decided from the file (not given by a profile)."""
+    return layout.header.kind in ("generic", "content")
 
 
 def _count_lines(path: Path) -> int:
@@ -651,6 +660,13 @@ def _detect_encoding(path: Path) -> str:
     return _plain("cp1252", bytes(sample))
 
 
+def _binary(head: bytes) -> bool:
+    """Control bytes (NUL and the like, not tabs or line ends) in more than 1 byte in 50: no
+    text export, though one stray NUL is a damaged row."""
+    controls = sum(head.count(bytes([b])) for b in _CONTROL_BYTES)
+    return controls * 50 > len(head)
+
+
 def _plain(encoding: str, sample: bytes) -> str:
     """Windows-1252 and Latin-1 decode bytes outside 0x80–0x9F alike; without such bytes the
     file is called Latin-1, as it always was."""
@@ -913,8 +929,8 @@ def _layout(path: Path, mapping: ColumnMapping | None) -> _Layout:
     if not raw.strip():
         raise UnreadableFile("the file is empty")
     head = raw.decode(encoding, errors="replace").lstrip("\ufeff")
-    if raw.count(b"\x00") * 20 > len(raw) and not encoding.startswith("utf-16"):
-        raise UnreadableFile("not a text file (it holds NUL bytes)")
+    if not encoding.startswith("utf-16") and _binary(raw):
+        raise UnreadableFile("not a text file (it holds control bytes and NULs)")
     head = head.replace("\x00", "")  # a NUL is reported for its row, not for the header
     header = _find_header(head, mapping) or _guess_header(head)
     if header is None:

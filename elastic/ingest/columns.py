@@ -63,7 +63,10 @@ class ColumnReading:
     def sentence(self) -> str:
         role = self.role.replace("_", " ") if self.role else "not used"
         unsure = " (unsure: check it)" if not self.sure else ""
-        return f"column {self.position + 1} ({self.name}) read as {role}: {self.evidence}{unsure}"
+        column = f"column {self.position + 1}"
+        if self.name != column:
+            column += f" ({self.name})"
+        return f"{column} read as {role}: {self.evidence}{unsure}"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from elastic.ingest import bank_csv, camt053, mt940, ofx, qif
+from elastic.ingest import bank_csv, camt053, mt940, ofx, qif, sheets
 from elastic.ingest.parsed import ParsedFile, UnreadableFile
 
 HEAD_BYTES = 4096
@@ -25,6 +25,7 @@ EXPORT_FORMATS = (
     Format("camt", camt053.sniff, camt053.read),
     Format("mt940", mt940.sniff, mt940.read),
     Format("qif", qif.sniff, qif.read),
+    Format("spreadsheet", sheets.sniff, sheets.read),
     Format("csv", bank_csv.sniff, bank_csv.stream),  # rows read as they are landed
 )
 

@@ -6,6 +6,7 @@ every format: values the file lacks, merchant and category, ids, transfers, fact
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import logging
@@ -572,6 +573,7 @@ def land_parsed(
         raise
     writer.finish()
     resolved, report.assumed = account.resolve()
+    report.notes = list(parsed.notes)
     report.problems.extend([*parsed.problems, *bad, *writer.failures])
     if writer.stored or seen:
         # Every row is read: the total is what the file held, not what was estimated.
@@ -607,6 +609,7 @@ class FilePreview:
     pending: int
     assumed: list[str]
     problems: list[IngestProblem]
+    notes: list[str] = dataclasses.field(default_factory=list)  # how it is read: columns, signs
 
 
 def preview_export(
@@ -637,7 +640,9 @@ def preview_export(
             except ValueError as exc:
                 problems.append(IngestProblem(source, row.location, str(exc)))
     _, assumed = account.resolve()
-    return FilePreview(parsed.format, rows, booked, pending, assumed, [*parsed.problems, *problems])
+    return FilePreview(
+        parsed.format, rows, booked, pending, assumed, [*parsed.problems, *problems], parsed.notes
+    )
 
 
 def ingest_file(

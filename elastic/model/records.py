@@ -191,6 +191,7 @@ class IngestReport:
     format: str = ""  # the format detected from its content
     pending: int = 0  # rows the file marks as not booked yet; they do not land
     assumed: list[str] = field(default_factory=list)  # values the file lacked, and what was used
+    notes: list[str] = field(default_factory=list)  # how it was read: columns, signs, encoding
 
     def merge(self, other: IngestReport) -> None:
         self.indexed += other.indexed
