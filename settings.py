@@ -69,3 +69,8 @@ class Settings(BaseSettings):
     def statements_dir(self) -> Path:
         """Where original statement PDFs are kept so citations can show the page."""
         return self.data_dir / "statements"
+
+    @property
+    def layouts_dir(self) -> Path:
+        """Where the column readings people chose for their exports' layouts are kept."""
+        return self.data_dir / "layouts"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from elastic.ingest import bank_csv
 from elastic.ingest.bank_csv import ColumnMapping
 from elastic.ingest.landing import (
     FileDefaults,
@@ -15,6 +16,7 @@ from elastic.ingest.landing import (
     preview_export,
     read_export,
 )
+from elastic.ingest.layout_memory import LayoutMemory
 from elastic.ingest.parsed import ParsedFile
 from elastic.model.records import IngestReport
 from elastic.statement_store import StatementStore
@@ -35,10 +37,30 @@ class Importer:
     store: StatementStore
     user_id: str
 
+    @property
+    def layouts(self) -> LayoutMemory:
+        return LayoutMemory(self.settings.layouts_dir, self.user_id)
+
+    def reading(self, path: Path, mapping: ColumnMapping | None) -> ColumnMapping | None:
+        """The mapping to read ``path`` with: the one given, else the one this user chose for
+        its layout before, else None (read by profiles, synonyms and content)."""
+        if mapping is not None or not bank_csv.sniff(path.read_bytes()[:4096]):
+            return mapping
+        return self.layouts.get(path)
+
+    def remember(self, path: Path, mapping: ColumnMapping) -> bool:
+        """Keep ``mapping`` for every later export of ``path``'s layout."""
+        return self.layouts.remember(path, mapping)
+
     def read(self, path: Path, mapping: ColumnMapping | None = None) -> ParsedFile | None:
-        """The file's rows as its format states them; None for a statement PDF. Raises
-        ``UnreadableFile`` for a file no reader (or ``mapping``) can read."""
-        return read_export(path, mapping)
+        """The file's rows as its format states them (with the reading chosen for its layout,
+        if any); None for a statement PDF. Raises ``UnreadableFile`` for a file no reader (or
+        ``mapping``) can read."""
+        chosen = self.reading(path, mapping)
+        parsed = read_export(path, chosen)
+        if parsed is not None and chosen is not None and mapping is None:
+            parsed.notes.insert(0, "read with the columns you chose for this layout before")
+        return parsed
 
     def preview(self, parsed: ParsedFile, source: str, defaults: FileDefaults) -> FilePreview:
         """The first rows as they would land, with what is assumed and what cannot be read."""
@@ -68,6 +90,6 @@ class Importer:
             defaults,
             self.settings.default_currency,
             progress,
-            mapping,
+            self.reading(path, mapping),
             category_fallback(self.settings),
         )

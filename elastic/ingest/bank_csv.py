@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import codecs
 import csv
+import hashlib
 import io
 import re
 import tomllib
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
+from dataclasses import fields as dataclass_fields
 from datetime import date, datetime
 from decimal import Decimal
 from functools import cache, lru_cache
@@ -1424,3 +1426,36 @@ class _RowReader:
                 )
             amount = -abs(amount) if way in self._debit else abs(amount)
         return amount or abs(amount)  # never "-0.00"
+
+
+def layout_key(path: Path) -> str | None:
+    """What identifies a file's layout for a reading chosen by hand: its delimiter and its
+    column names (or, without a header, its column count); None when no columns are found."""
+    try:
+        encoding = _detect_encoding(path)
+        head = _read_head(path).decode(encoding, errors="replace").replace("\x00", "")
+    except (OSError, UnreadableFile):
+        return None
+    header = _find_header(head, None) or _guess_header(head)
+    if header is None:
+        return None
+    shape = (
+        "|".join(_norm(n) for n in header.names)
+        if header.line is not None
+        else f"{len(header.names)} columns without a header"
+    )
+    return hashlib.sha256(f"{header.delimiter}\n{shape}".encode()).hexdigest()[:24]
+
+
+def mapping_as_data(mapping: ColumnMapping) -> dict[str, object]:
+    """A mapping as JSON-ready data (lists for tuples), for a reading remembered by layout."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(mapping).items()}
+
+
+def mapping_from_data(data: Mapping[str, object]) -> ColumnMapping:
+    """The mapping ``mapping_as_data`` wrote; ValueError when it is not one."""
+    fields = {f.name for f in dataclass_fields(ColumnMapping)}
+    if not isinstance(data, Mapping) or set(data) - fields:
+        raise ValueError("not a column mapping")
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+    return ColumnMapping(**values)  # type: ignore[arg-type]
