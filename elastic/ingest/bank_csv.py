@@ -341,7 +341,7 @@ def _stream_rows(
                 row.payment_kind = row.payment_kind or payment_kinds.from_text(more)
             continue
         yield from held
-        held = []
+        held.clear()
         try:
             if isinstance(cells, csv.Error):
                 raise ValueError(str(cells))

@@ -187,7 +187,7 @@ class _Cleaner:
         self._given_ids: set[str] = set()  # a file's own transaction_ids seen so far
         self._merchant = lru_cache(maxsize=LOOKUP_CACHE)(self._find_merchant)
         self._category = lru_cache(maxsize=LOOKUP_CACHE)(self._find_category)
-        self._description = lru_cache(maxsize=LOOKUP_CACHE)(_collapse)
+        self._description = lru_cache(maxsize=LOOKUP_CACHE)(_described)
 
     def _find_merchant(self, given: str | None, description: str) -> tuple[str, bool]:
         """The merchant, and whether it was inferred from the descriptor."""
@@ -212,7 +212,7 @@ class _Cleaner:
         )
 
     def transaction(self, row: ParsedRow) -> Transaction:
-        description = self._description(row.description)
+        description, kind = self._description(row.description)
         if not description:
             raise ValueError("missing value for description")
         _check_bounds(row)
@@ -251,12 +251,17 @@ class _Cleaner:
             category_inferred=category_inferred,
             page=row.page,
             box=row.box,
-            payment_kind=row.payment_kind or payment_kinds.from_text(row.description) or "",
+            payment_kind=row.payment_kind or kind,
         )
 
 
 def _collapse(text: str) -> str:
     return " ".join(text.split())
+
+
+def _described(text: str) -> tuple[str, str]:
+    """A descriptor collapsed, and the payment kind its first words name ("" when none)."""
+    return _collapse(text), payment_kinds.from_text(text) or ""
 
 
 @lru_cache(maxsize=256)

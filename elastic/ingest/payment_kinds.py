@@ -23,7 +23,8 @@ class _Table:
     swift: dict[str, str]
     gvc: dict[str, str]
     iso: tuple[tuple[str, str], ...]  # (code prefix, kind), longest first
-    prefixes: re.Pattern[str]  # named groups per kind, longest words first
+    prefixes: dict[tuple[str, ...], str]  # a descriptor's first words → kind
+    longest: int  # words in the longest prefix
     opening: frozenset[str]
     closing: frozenset[str]
     summary: frozenset[str]
@@ -32,6 +33,15 @@ class _Table:
 
 def _fold(text: str) -> str:
     return " ".join(text.casefold().split())
+
+
+_WORD = re.compile(r"[^\W_]+(?:[/'’-][^\W_]+)*|#")
+
+
+def _words(text: str, limit: int | None = None) -> tuple[str, ...]:
+    """A text's words, case-folded: letters and digits, joined by "/", "-" or an apostrophe
+    ("s/o", "sepa-lastschrift"); "#" is a word of its own."""
+    return tuple(_WORD.findall(text.casefold())[:limit])
 
 
 @cache
@@ -53,11 +63,10 @@ def _table() -> _Table:
         ((code.upper(), kind) for kind in KINDS for code in kinds.get(kind, {}).get("iso", ())),
         key=lambda pair: -len(pair[0]),
     )
-    prefixes = sorted(
-        ((_fold(p), kind) for kind in KINDS for p in kinds.get(kind, {}).get("prefixes", ())),
-        key=lambda pair: -len(pair[0]),
-    )
-    pattern = "|".join(f"(?P<{k}_{i}>{re.escape(p)})" for i, (p, k) in enumerate(prefixes))
+    prefixes: dict[tuple[str, ...], str] = {}
+    for kind in KINDS:
+        for prefix in kinds.get(kind, {}).get("prefixes", ()):
+            prefixes.setdefault(_words(prefix), kind)
     balances = data["balance_texts"]
     return _Table(
         words=table("words"),
@@ -65,7 +74,8 @@ def _table() -> _Table:
         swift=table("swift", fold=False),
         gvc=table("gvc", fold=False),
         iso=tuple(iso),
-        prefixes=re.compile(rf"^(?:{pattern})(?![^\W_])", re.IGNORECASE),
+        prefixes=prefixes,
+        longest=max(map(len, prefixes), default=0),
         opening=frozenset(map(_fold, balances["opening_balance"])),
         closing=frozenset(map(_fold, balances["closing_balance"])),
         summary=frozenset(map(_fold, balances["summary"])),
@@ -113,10 +123,12 @@ def from_text(description: str | None) -> str | None:
     """The kind a descriptor's first words name ("CARTE 0123 …", "RETRAIT DAB", "PRLV …")."""
     if not description:
         return None
-    match = _table().prefixes.match(_fold(description))
-    if match is None or match.lastgroup is None:
-        return None
-    return match.lastgroup.rsplit("_", 1)[0]
+    table = _table()
+    words = _words(description[:120], table.longest)
+    for end in range(len(words), 0, -1):
+        if kind := table.prefixes.get(words[:end]):
+            return kind
+    return None
 
 
 @lru_cache(maxsize=4096)
