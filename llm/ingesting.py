@@ -3,6 +3,7 @@ import itself, exactly as ``finsync ingest`` lands them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from elastic.ingest.parsed import ParsedFile
 from elastic.model.records import IngestReport
 from elastic.statement_store import StatementStore
 from llm.pipeline import ChatPipeline
-from llm.services import category_fallback
+from llm.services import category_fallback, column_proposer
 from settings import Settings
 
 __all__ = ["FileDefaults", "FilePreview", "Importer", "Progress"]
@@ -43,10 +44,15 @@ class Importer:
 
     def reading(self, path: Path, mapping: ColumnMapping | None) -> ColumnMapping | None:
         """The mapping to read ``path`` with: the one given, else the one this user chose for
-        its layout before, else None (read by profiles, synonyms and content)."""
+        its layout before, else one Gemini proposes and the file confirms (Vertex AI only, for
+        a layout read offline with doubt), else None (profiles, synonyms and content)."""
         if mapping is not None or not bank_csv.sniff(path.read_bytes()[:4096]):
             return mapping
-        return self.layouts.get(path)
+        remembered = self.layouts.get(path)
+        if remembered is not None:
+            return remembered
+        propose = column_proposer(self.settings)
+        return _proposal(propose, path) if propose is not None else None
 
     def remember(self, path: Path, mapping: ColumnMapping) -> bool:
         """Keep ``mapping`` for every later export of ``path``'s layout."""
@@ -93,3 +99,17 @@ class Importer:
             self.reading(path, mapping),
             category_fallback(self.settings),
         )
+
+
+_PROPOSALS: dict[tuple[str, int, int], ColumnMapping | None] = {}
+
+
+def _proposal(propose: Callable[[Path], ColumnMapping | None], path: Path) -> ColumnMapping | None:
+    """One proposal per file version: the Ingest page reruns on every widget."""
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _PROPOSALS:
+        if len(_PROPOSALS) > 64:
+            _PROPOSALS.clear()
+        _PROPOSALS[key] = propose(path)
+    return _PROPOSALS[key]
