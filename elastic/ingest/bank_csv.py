@@ -107,6 +107,7 @@ _AMOUNT = re.compile(
     rf"(?P<lead>[-+])?\s*(?:{_CURRENCY_MARK}\s*)?(?P<lead2>[-+])?\s*"
     rf"(?P<number>\d[\d.,'’ ]*?)\s*(?P<trail>-)?\s*(?:{_CURRENCY_MARK})?\s*(?P<trail2>-)?"
 )
+_CELL_CURRENCY = re.compile(r"[€£]|(?<![^\W\d_])[A-Z]{3}(?![^\W\d_])")
 _CR_DR = re.compile(r"(?P<number>.*?\d.*?)\s*(?P<mark>CR|DR|Cr|Dr)\.?")
 _NO_YEAR = datetime(1, 1, 1)  # dateutil's default: a value without a year keeps year 1
 _FORMAT_HINTS = {
@@ -165,6 +166,7 @@ class ColumnMapping:
     debit_values: tuple[str, ...] = ()  # may hold "": a blank direction is a debit
     credit_values: tuple[str, ...] = ()
     describe_by_merchant: bool = True  # a row with no description text is named by its payee
+    cell_currency: str | None = None  # the currency every amount cell is marked with
     transaction_types: tuple[str, ...] = ()  # record types that are transactions; others skip
     opening_balance_types: tuple[str, ...] = ()  # record types stating an opening balance
     closing_balance_types: tuple[str, ...] = ()
@@ -377,9 +379,22 @@ def _notes(layout: _Layout, mapping: ColumnMapping) -> list[str]:
     elif mapping.sign == "debit_credit":
         notes.append("amounts read from a debit and a credit column: money out, money in")
     if not mapping.date_formats and mapping.day_first is not None and _decided_by_file(layout):
-        order = "day before month" if mapping.day_first else "month before day"
-        notes.append(f"dates read {order}, decided across the column")
+        notes.extend(_date_order_note(layout, mapping))
     return notes
+
+
+def _date_order_note(layout: _Layout, mapping: ColumnMapping) -> list[str]:
+    """How the day/month order was decided, from the dates at the start of the file."""
+    header = layout.header
+    at = _index(header.names).get(_norm(mapping.date))
+    records = _head_records(layout.head, header.delimiter, header.quote)[header.skip :]
+    cells = [c[at] for _, c in records if at is not None and at < len(c) and c[at].strip()]
+    if not cells or all(_YEAR_FIRST.match(c) for c in cells):
+        return []  # year first: no order to decide
+    order = "day before month" if mapping.day_first else "month before day"
+    if any(_day_first(c) is not None for c in cells):
+        return [f"dates read {order}, decided across the column"]
+    return [f"dates read {order}: no date shows the order, so the file's delimiter decides"]
 
 
 def _decided_by_file(layout: _Layout) -> bool:
@@ -839,6 +854,7 @@ def _content_header(text: str, config: _Config) -> _Header | None:
             payment_kinds.from_word,
             frozenset(config.debit) | frozenset(config.credit),
             _card_credit,
+            payment_kinds.names_a_card,
         )
         if reading is None:
             continue
@@ -948,9 +964,27 @@ def _layout(path: Path, mapping: ColumnMapping | None) -> _Layout:
     if promised and encoding != "utf-8-sig" and _codec(promised) != _codec(encoding):
         encoding = promised
         head = raw.decode(encoding, errors="replace")
+    if header.kind == "generic" and header.mapping is not None:
+        header = replace(header, mapping=_card_sign(header, head))
     preamble_end = header.skip - 1 if header.line is not None else header.skip
     above = _head_records(head, header.delimiter, header.quote)[: max(preamble_end, 0)]
     return _Layout(encoding, header, tuple(cells for _, cells in above), head)
+
+
+def _card_sign(header: _Header, head: str) -> ColumnMapping:
+    """A layout named by synonyms whose amounts are all positive and whose columns name a card
+    prints the card's spend as positive, as the content reading decides it."""
+    mapping = header.mapping
+    assert mapping is not None
+    if mapping.sign != "signed" or not any(map(payment_kinds.names_a_card, header.names)):
+        return mapping
+    at = _index(header.names).get(_norm(str(mapping.amount)))
+    records = _head_records(head, header.delimiter, header.quote)[header.skip :]
+    values = [columns.amount_value(c[at]) for _, c in records if at is not None and at < len(c)]
+    values = [v for v in values if v is not None]
+    if values and all(v > 0 for v in values):
+        return replace(mapping, sign="spend_positive")
+    return mapping
 
 
 def _codec(encoding: str) -> str:
@@ -1001,6 +1035,7 @@ def _fill_file_values(
     if profile:
         parsed.currency = parsed.currency or profile.currency
         parsed.bank_name = parsed.bank_name or profile.bank_name
+    parsed.currency = parsed.currency or mapping.cell_currency
 
 
 def _period(text: str, keys: Iterable[str], dates: _DateReader) -> tuple[date, date] | None:
@@ -1052,6 +1087,7 @@ def _settle(path: Path, layout: _Layout, mapping: ColumnMapping) -> ColumnMappin
     money_at = [index[_norm(c)] for c in money if c and _norm(c) in index]
     orders: Counter[bool] = Counter()
     decimals: Counter[str] = Counter()
+    marks: Counter[str | None] = Counter()  # the currency each amount is marked with
     for _, cells in _data_records(path, layout):
         if isinstance(cells, csv.Error):
             continue
@@ -1063,12 +1099,22 @@ def _settle(path: Path, layout: _Layout, mapping: ColumnMapping) -> ColumnMappin
             for at in money_at:
                 if at < len(cells) and (mark := _decimal_mark(cells[at])):
                     decimals[mark] += 1
+                    marks[_cell_currency(cells[at])] += 1
     comma_country = layout.header.delimiter != ","
     decimal = mapping.decimal or _majority(decimals, "," if comma_country else ".")
+    # Amounts all marked with one currency ("-123,45 €") say the file's currency.
+    marked = next(iter(marks)) if len(marks) == 1 and not mapping.currency else None
+    mapping = replace(mapping, cell_currency=marked)
     if not needs_dates:
         return replace(mapping, decimal=decimal)
     day_first = _majority(orders, comma_country or decimal == ",")
     return replace(mapping, decimal=decimal, day_first=day_first)
+
+
+def _cell_currency(raw: str) -> str | None:
+    """The ISO code a money cell is marked with ("€", "EUR", "£"), if any ("$" is several)."""
+    found = _CELL_CURRENCY.search(raw)
+    return _currency_code(found[0]) if found else None
 
 
 def _majority(votes: Counter[_T], default: _T) -> _T:
@@ -1354,9 +1400,7 @@ class _RowReader:
             balance=None if fee else balance,
             transaction_id=values["transaction_id"] or None,
             pending=pending,
-            payment_kind=payment_kinds.from_word(values["payment_type"])
-            if self._reads_type
-            else None,
+            payment_kind=self._kind(values["payment_type"]),
         )
         if not fee:
             return [row]
@@ -1373,7 +1417,9 @@ class _RowReader:
         return [row, fee_row]
 
     def _kind(self, raw: str) -> str | None:
-        return payment_kinds.from_word(raw) if self._reads_type and raw else None
+        if not (self._reads_type and raw):
+            return None
+        return payment_kinds.from_word(raw) or payment_kinds.from_text(raw)
 
     def _balance_fact(self, name: str, values: Mapping[str, str], line: int) -> BalanceFact:
         if missing := self._missing(values):

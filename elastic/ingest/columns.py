@@ -27,8 +27,8 @@ FILLED = 0.4  # share of rows a date or money column must fill
 _DATE_PATTERNS = tuple(
     re.compile(p)
     for p in (
-        r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?.*)?",
-        r"\d{1,2}[-/.]\d{1,2}[-/.](?:\d{4}|\d{2})(?:\s+\d{1,2}:\d{2}(?::\d{2})?.*)?",
+        r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\.?(?:,?[ T]\d{1,2}:\d{2}(?::\d{2})?.*)?",
+        r"\d{1,2}[-/.]\d{1,2}[-/.](?:\d{4}|\d{2})\.?(?:,?\s+\d{1,2}:\d{2}(?::\d{2})?.*)?",
         r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:\d{6})?(?:\[.*\])?",
         r"\d{1,2}[-. ]?[^\W\d_]{3,9}\.?[-. ]?(?:\d{4}|\d{2})",
         r"[^\W\d_]{3,9}\.? \d{1,2},? \d{4}",
@@ -107,7 +107,7 @@ def _is_date(cell: str) -> bool:
     return any(p.fullmatch(cell) for p in _DATE_PATTERNS)
 
 
-def _amount_value(cell: str) -> Decimal | None:
+def amount_value(cell: str) -> Decimal | None:
     text = cell.strip()
     if not _DIGIT.search(text):
         return None
@@ -138,7 +138,7 @@ def read_as_value(cell: str) -> str | None:
     cell = cell.strip()
     if _is_date(cell):
         return "date"
-    return "amount" if _amount_value(cell) is not None else None
+    return "amount" if amount_value(cell) is not None else None
 
 
 def _decimal_mark(cell: str) -> str | None:
@@ -150,7 +150,7 @@ def _stats(position: int, name: str, column: Sequence[str]) -> _Stats:
     cells = [c.strip() for c in column]
     filled = [c for c in cells if c]
     n = len(filled) or 1
-    amounts = [(c, v) for c in filled if not _is_date(c) and (v := _amount_value(c)) is not None]
+    amounts = [(c, v) for c in filled if not _is_date(c) and (v := amount_value(c)) is not None]
     marks = Counter(m for c, _ in amounts if (m := _decimal_mark(c)))
     return _Stats(
         position=position,
@@ -178,13 +178,15 @@ def read(
     word_kind: Callable[[str], str | None],
     direction_values: frozenset[str],
     credit_words: Callable[[str], bool],
+    card_names: Callable[[str], bool] = lambda _: False,
 ) -> Reading | None:
     """The reading of ``rows`` (cells as strings) under ``names``, or None when no column reads
     as dates or no column as money: then the file is not a transaction list.
 
     ``role_of_name`` gives a header's role by its synonyms, ``word_kind`` a payment kind for a
     type column's value, ``direction_values`` the words of a debit/credit column, and
-    ``credit_words`` whether a text says the row pays a card off or refunds it.
+    ``credit_words`` whether a text says the row pays a card off or refunds it, and
+    ``card_names`` whether a header names a card (a card's export, when amounts are unsigned).
     """
     if not rows:
         return None
@@ -212,12 +214,12 @@ def read(
         and s.amounts >= SURE
         and s.filled >= 0.05
         and s.distinct > 1
-        and (s.fractions >= 0.3 or named[s.position] in _MONEY_ROLES)
+        and (s.fractions >= 0.3 or named[s.position] in _MONEY_ROLES or s.negatives)
         and not (s.digit_share > 0.9 and s.fractions == 0 and s.mean_length >= 6)
     ]
     if not money:
         return None
-    values = {s.position: [_amount_value(c) if c else None for c in s.values] for s in money}
+    values = {s.position: [amount_value(c) if c else None for c in s.values] for s in money}
     balances = _balances(money, values)
     for position, (role, evidence) in balances.items():
         taken[position] = (role, evidence, True)
@@ -316,7 +318,8 @@ def read(
     # A single amount column that is all positive, or whose negative rows are card payments
     # and refunds, may print spend as positive.
     if sign == "signed":
-        sign, note, sure = _sign_of(taken, stats, values, credit_words)
+        card = any(card_names(name) for name in names)
+        sign, note, sure = _sign_of(taken, stats, values, credit_words, card)
         notes.append(note)
         at = next(p for p, t in taken.items() if t[0] == "amount")
         taken[at] = (taken[at][0], taken[at][1], taken[at][2] and sure)
@@ -433,6 +436,7 @@ def _sign_of(
     stats: Sequence[_Stats],
     values: Mapping[int, list[Decimal | None]],
     credit_words: Callable[[str], bool],
+    card: bool,
 ) -> tuple[str, str, bool]:
     """ "signed" or "spend_positive", the sentence that states it, and whether the cells
     decide it."""
@@ -454,6 +458,9 @@ def _sign_of(
                 ),
                 True,
             )
+    if positives and not negatives and card:
+        note = "every amount is positive and the columns name a card: read as card spend "
+        return "spend_positive", note + "(positive = money out)", False
     if positives and not negatives:
         return (
             "signed",

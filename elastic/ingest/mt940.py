@@ -49,6 +49,11 @@ _ENTRY_LINE = re.compile(
     r"^(\d{6})(\d{4})?(R?[CD])([A-Z])?([\d,]{1,15})(?<=[\d,])([NFS][A-Z0-9]{3})"
 )
 _ENTRY_AMOUNT = re.compile(r"^\d{6}(?:\d{4})?R?[CD][A-Z]?([\d,]+)")
+# Dialects: blanks where the entry date goes (":61:240312    DD212,39"), a space before the
+# type code ("D12,35 NRTI"). Read as the standard line they stand for.
+_BLANK_ENTRY_DATE = re.compile(r"^(\d{6}) {4}(?=R?[CD])")
+_SPACED_TYPE = re.compile(r"^(\d{6}(?:\d{4})?R?[CD][A-Z]?[\d,]{1,15}) +(?=[NFS][A-Z0-9]{3})")
+_ZERO = re.compile(r"^\d{6}(?:\d{4})?R?[CD][A-Z]?0+(?:,0*)?[NFS]")
 _CLOSING_TAGS = ("62F", "62M", "62", "64", "65")
 # The SWIFT envelope: "{1:F01BANK…}{2:…}{4:" opens a message (its text may follow on the same
 # line), "-}" and "{5:…}" close it. No line of the statement itself starts with "{".
@@ -125,10 +130,11 @@ class _Block:
         tags = {m.group(1) for m in map(_TAG_LINE.match, self.lines) if m}
         return bool(tags & {"34F", "13D", "13"}) and not tags & {"60F", "60M", "60"}
 
-    def checked(self, source: str, problems: list[IngestProblem]) -> _Block:
+    def checked(self, source: str, problems: list[IngestProblem], notes: list[int]) -> _Block:
         """The block without the :61: entries that cannot be read (each a problem at its
-        line, its :86: dropped with it) and without statement notes after the closing
-        balance, so neither is taken into the details of another entry."""
+        line, its :86: dropped with it), without entries of 0.00 (balance notes some banks
+        print as entries; their lines go to ``notes``) and without statement notes after the
+        closing balance, so none is taken into the details of another entry."""
         lines: list[str] = []
         numbers: list[int] = []
         dropping = False
@@ -139,10 +145,14 @@ class _Block:
                 code = tag.group(1)
                 if code == "61":
                     after_closing = False
-                    reason = _unreadable_entry(line[4:])
+                    value = _SPACED_TYPE.sub(r"\1", _BLANK_ENTRY_DATE.sub(r"\1", line[4:]))
+                    line = ":61:" + value
+                    reason = _unreadable_entry(value)
                     if reason:
                         problems.append(IngestProblem(source, f"line {number}", reason))
-                    dropping = reason is not None
+                    elif _ZERO.match(value):
+                        notes.append(number)  # a 0.00 entry: the bank's note, not a payment
+                    dropping = reason is not None or _ZERO.match(value) is not None
                 elif code == "86":
                     dropping = dropping or after_closing  # its entry's, or the bank's note
                 else:
@@ -179,7 +189,11 @@ def _unreadable_entry(value: str) -> str | None:
 def read(path: Path) -> ParsedFile:
     """Every statement in the file; rows are located by the line of their :61: tag."""
     parsed = ParsedFile(format=FORMAT)
-    blocks = [block.checked(path.name, parsed.problems) for block in _blocks(path, parsed)]
+    zero: list[int] = []
+    blocks = [block.checked(path.name, parsed.problems, zero) for block in _blocks(path, parsed)]
+    if zero:
+        where = ", ".join(f"line {n}" for n in zero)
+        parsed.notes.append(f"entries of 0.00 read as the bank's notes, not payments ({where})")
     if blocks and all(block.interim for block in blocks):
         parsed.format = INTERIM_FORMAT
         parsed.notes.append(

@@ -29,6 +29,7 @@ class _Table:
     closing: frozenset[str]
     summary: frozenset[str]
     card_credits: re.Pattern[str]
+    card_columns: re.Pattern[str]
 
 
 def _fold(text: str) -> str:
@@ -80,6 +81,7 @@ def _table() -> _Table:
         closing=frozenset(map(_fold, balances["closing_balance"])),
         summary=frozenset(map(_fold, balances["summary"])),
         card_credits=_whole_words(data["card_credits"]["words"]),
+        card_columns=_whole_words(data["card_columns"]["words"]),
     )
 
 
@@ -151,3 +153,8 @@ def is_summary(text: str | None) -> bool:
 def is_card_credit(text: str | None) -> bool:
     """Whether a card row's text says it is a payment to the card or a refund."""
     return bool(text) and _table().card_credits.search(_fold(text or "")) is not None
+
+
+def names_a_card(column: str | None) -> bool:
+    """Whether a column's name says the export is a card's ("Card Used", "Kartennummer")."""
+    return bool(column) and _table().card_columns.search(_fold(column or "")) is not None
