@@ -213,7 +213,7 @@ def read(
         if s.position not in taken
         and s.amounts >= SURE
         and s.filled >= 0.05
-        and s.distinct > 1
+        and (s.distinct > 1 or len(rows) == 1)  # one row: every column is "constant"
         and (s.fractions >= 0.3 or named[s.position] in _MONEY_ROLES or s.negatives)
         and not (s.digit_share > 0.9 and s.fractions == 0 and s.mean_length >= 6)
     ]
