@@ -43,16 +43,8 @@ class Importer:
         return LayoutMemory(self.settings.layouts_dir, self.user_id)
 
     def reading(self, path: Path, mapping: ColumnMapping | None) -> ColumnMapping | None:
-        """The mapping to read ``path`` with: the one given, else the one this user chose for
-        its layout before, else one Gemini proposes and the file confirms (Vertex AI only, for
-        a layout read offline with doubt), else None (profiles, synonyms and content)."""
-        if mapping is not None or not bank_csv.sniff(path.read_bytes()[:4096]):
-            return mapping
-        remembered = self.layouts.get(path)
-        if remembered is not None:
-            return remembered
-        propose = column_proposer(self.settings)
-        return _proposal(propose, path) if propose is not None else None
+        """The mapping to read ``path`` with (``chosen_reading``)."""
+        return chosen_reading(self.settings, self.user_id, path, mapping)
 
     def remember(self, path: Path, mapping: ColumnMapping) -> bool:
         """Keep ``mapping`` for every later export of ``path``'s layout."""
@@ -99,6 +91,22 @@ class Importer:
             self.reading(path, mapping),
             category_fallback(self.settings),
         )
+
+
+def chosen_reading(
+    settings: Settings, user_id: str, path: Path, mapping: ColumnMapping | None
+) -> ColumnMapping | None:
+    """The mapping to read ``path`` with, for the app and ``finsync ingest`` alike: the one
+    given, else the one this user chose for its layout before, else one Gemini proposes and
+    the file confirms (Vertex AI only, for a layout read offline with doubt), else None
+    (profiles, synonyms and content)."""
+    if mapping is not None or not bank_csv.sniff(path.read_bytes()[:4096]):
+        return mapping
+    remembered = LayoutMemory(settings.layouts_dir, user_id).get(path)
+    if remembered is not None:
+        return remembered
+    propose = column_proposer(settings)
+    return _proposal(propose, path) if propose is not None else None
 
 
 _PROPOSALS: dict[tuple[str, int, int], ColumnMapping | None] = {}

@@ -156,6 +156,7 @@ def _ingest(settings: Settings, files: list[Path], user: str, defaults: FileDefa
     how many rows landed; ids are content hashes, so running the command again is safe.
     """
     from llm.embeddings import make_embedder
+    from llm.ingesting import chosen_reading
     from llm.services import category_fallback, open_prepared_backend, statement_store
 
     file, bar = files[0], _Bar("rows")
@@ -179,6 +180,7 @@ def _ingest(settings: Settings, files: list[Path], user: str, defaults: FileDefa
                             defaults,
                             settings.default_currency,
                             bar,
+                            mapping=chosen_reading(settings, user, file, None),
                             fallback=fallback,
                         )
                     finally:

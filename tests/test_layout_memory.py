@@ -35,3 +35,32 @@ def test_a_damaged_memory_is_ignored(tmp_path: Path):
     for stored in (tmp_path / "layouts").iterdir():
         stored.write_text("{not json")
     assert memory.get(path) is None
+
+
+def test_the_command_reads_a_layout_the_way_its_user_chose(tmp_path: Path):
+    """``finsync ingest`` and the Ingest page share the remembered readings."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from scripts.cli import app
+    from settings import Settings
+
+    data = tmp_path / "data"
+    june = tmp_path / "june.csv"
+    june.write_text("When;What;How much\n05/06/2025;KITE SHOP;7,00\n06/06/2025;CAFE;3,00\n")
+    chosen = bank_csv.ColumnMapping(
+        date="When", description=("What",), amount="How much", sign="spend_positive"
+    )
+    LayoutMemory(Settings(data_dir=data).layouts_dir, "carol").remember(june, chosen)
+    env = {"FINSYNC_DATA_DIR": str(data), "FINSYNC_EMBEDDER": "local"}
+    runner = CliRunner()
+    landed = runner.invoke(app, ["ingest", str(june), "--user", "carol"], env=env)
+    assert "2 indexed" in landed.output, landed.output
+    asked = runner.invoke(
+        app,
+        ["ask", "How much did I spend?", "--user", "carol", "--json", "--as-of", "2025-06-30"],
+        env=env,
+    )
+    answer = json.loads(asked.output.splitlines()[-1])
+    assert answer["data"]["value"] == 10.0, answer["answer"]
