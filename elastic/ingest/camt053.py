@@ -65,11 +65,12 @@ def read(path: Path) -> ParsedFile:
         accounts.append(account)
         periods.append(_period(stmt))
         balances.extend(_balances(stmt, number, account, path.name, parsed.problems))
+        sent = None if message == FORMAT else _created(stmt)
         for ntry in stmt.iterfind("{*}Ntry"):
             entry += 1
             location = f"entry {entry}"
             try:
-                parsed.rows.append(_row(ntry, account, location))
+                parsed.rows.append(_row(ntry, account, location, sent))
             except ValueError as exc:
                 parsed.problems.append(IngestProblem(path.name, location, str(exc)))
     parsed.rows = drop_shared_ids(parsed.rows)
@@ -145,6 +146,14 @@ def _balances(
     return facts
 
 
+def _created(stmt: etree._Element) -> date | None:
+    """When a report or notification was made (its ``CreDtTm``), or None."""
+    try:
+        return _iso_date(_text(stmt, "CreDtTm"))
+    except ValueError:
+        return None
+
+
 def _period(stmt: etree._Element) -> tuple[date, date] | None:
     span = stmt.find("{*}FrToDt")
     if span is None:
@@ -156,9 +165,13 @@ def _period(stmt: etree._Element) -> tuple[date, date] | None:
     return (start, end) if start and end else None
 
 
-def _row(ntry: etree._Element, account: AccountValues, location: str) -> ParsedRow:
+def _row(
+    ntry: etree._Element, account: AccountValues, location: str, sent: date | None = None
+) -> ParsedRow:
+    """One entry; ``sent`` is when a report or notification was made, the date of an entry
+    that states neither its booking nor its value date (a statement's entries always do)."""
     amount, currency = _amount(ntry, account)
-    booked = _date(ntry.find("{*}BookgDt")) or _date(ntry.find("{*}ValDt"))
+    booked = _date(ntry.find("{*}BookgDt")) or _date(ntry.find("{*}ValDt")) or sent
     if booked is None:
         raise ValueError("no booking date (BookgDt) or value date (ValDt)")
     status = _text(ntry, "Sts/Cd") or _text(ntry, "Sts")
