@@ -219,6 +219,14 @@ class ElasticsearchBackend(Engine):
             ) from exc
 
     # -- set-up ---------------------------------------------------------------------------
+    def _add_new_fields(self, index: str, properties: dict[str, Any]) -> None:
+        """Fields added to FinSync's mapping since the index was made (``payment_kind``);
+        fields the index has are left as they are."""
+        [found] = self.es.indices.get_mapping(index=index).values()
+        present = found["mappings"].get("properties", {})
+        if missing := {k: v for k, v in properties.items() if k not in present}:
+            self._writer.indices.put_mapping(index=index, properties=missing)
+
     def prepare(self, dims: int, embedding_model: str) -> None:
         with self._answering():
             for index, mapping in (
@@ -228,8 +236,8 @@ class ElasticsearchBackend(Engine):
             ):
                 if not self.es.indices.exists(index=index):
                     self._writer.indices.create(index=index, mappings=mapping)
-                else:  # fields added since the index was made (mappings only grow)
-                    self._writer.indices.put_mapping(index=index, properties=mapping["properties"])
+                else:
+                    self._add_new_fields(index, mapping["properties"])
             if not self.es.indices.exists(index=self.st_index):
                 self._writer.indices.create(
                     index=self.st_index, mappings=statements_mapping(dims, embedding_model)
