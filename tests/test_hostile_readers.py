@@ -121,7 +121,7 @@ def _xlsx(tmp_path: Path, value: str) -> Path:
 WRITERS: dict[str, tuple[Callable[[Path, str], Path], int, str]] = {
     # reader: (writer, rows in the file, where the big value is reported)
     "CSV": (_csv, 2, "line 2"),
-    "OFX": (_ofx, 4, "entry 1"),
+    "OFX": (_ofx, 6, "entry 1"),
     "CAMT": (_camt, 0, "entry 1"),
     "QIF": (_qif, 2, "entry 1"),
     "XLSX": (_xlsx, 2, "line 2"),
