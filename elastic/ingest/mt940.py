@@ -53,6 +53,8 @@ _ENTRY_AMOUNT = re.compile(r"^\d{6}(?:\d{4})?R?[CD][A-Z]?([\d,]+)")
 # type code ("D12,35 NRTI"). Read as the standard line they stand for.
 _BLANK_ENTRY_DATE = re.compile(r"^(\d{6}) {4}(?=R?[CD])")
 _SPACED_TYPE = re.compile(r"^(\d{6}(?:\d{4})?R?[CD][A-Z]?[\d,]{1,15}) +(?=[NFS][A-Z0-9]{3})")
+# An interim report's time (:13D:2408210442+0200); some banks write a letter before it.
+_REPORT_TIME = re.compile(r"^\d{10}(?:[+-]\d{4})?\s*$")
 _ZERO = re.compile(r"^\d{6}(?:\d{4})?R?[CD][A-Z]?0+(?:,0*)?[NFS]")
 _CLOSING_TAGS = ("62F", "62M", "62", "64", "65")
 # The SWIFT envelope: "{1:F01BANK…}{2:…}{4:" opens a message (its text may follow on the same
@@ -155,6 +157,8 @@ class _Block:
                     dropping = reason is not None or _ZERO.match(value) is not None
                 elif code == "86":
                     dropping = dropping or after_closing  # its entry's, or the bank's note
+                elif code in ("13", "13D") and not _REPORT_TIME.match(line[len(code) + 2 :]):
+                    dropping = True  # a report time written another way: only a time
                 else:
                     dropping = False
                     after_closing = code in _CLOSING_TAGS
