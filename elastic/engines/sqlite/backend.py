@@ -18,7 +18,7 @@ from datetime import date
 
 import numpy as np
 
-from elastic.backend import CategoryMemory, PairRow, WriteCounts
+from elastic.backend import CategoryMemory, WriteCounts
 from elastic.engines.sqlite.columnar import ColumnarCache
 from elastic.engines.sqlite.compile import (
     BUCKET_FUNCTION,
@@ -564,14 +564,10 @@ class EmbeddedBackend(Engine):
         rules = self._rows(
             "SELECT merchant, category FROM category_rules WHERE user_id = ?", (user_id,)
         )
-        # Per merchant, the category its rows most often have where the file or the user said so.
-        known = self._rows(
-            "SELECT merchant, category, COUNT(*) FROM transactions "
-            "WHERE user_id = ? AND category_inferred = 0 GROUP BY 1, 2",
-            (user_id,),
-        )
+        # Per merchant, the category its rows most often have where the file or the user said
+        # so: a query of the spec, as every read of transactions.
         return CategoryMemory.build(
-            {row[0]: row[1] for row in rules}, [(r[0], r[1], r[2]) for r in known]
+            {row[0]: row[1] for row in rules}, self.known_categories(user_id)
         )
 
     def set_merchant_category(self, user_id: str, merchant: str, category: str) -> int:
@@ -586,14 +582,6 @@ class EmbeddedBackend(Engine):
                 "WHERE user_id = ? AND merchant = ?",
                 (category, user_id, merchant),
             ).rowcount
-
-    def pair_candidates(self, user_id: str, date_from: date, date_to: date) -> list[PairRow]:
-        rows = self._rows(
-            "SELECT transaction_id, account_no, date, amount_cents, currency FROM transactions "
-            "WHERE user_id = ? AND date BETWEEN ? AND ? AND category_inferred = 1",
-            (user_id, date_from.isoformat(), date_to.isoformat()),
-        )
-        return [PairRow(r[0], r[1], date.fromisoformat(r[2]), r[3], r[4]) for r in rows]
 
     def mark_transfers(self, user_id: str, transaction_ids: Sequence[str]) -> int:
         with self._transaction("mark transfers"):
