@@ -93,3 +93,8 @@ class Settings(BaseSettings):
     def uploads_dir(self) -> Path:
         """Where the app keeps an uploaded file while it is previewed and imported."""
         return self.data_dir / "uploads"
+
+    @property
+    def layouts_dir(self) -> Path:
+        """Where the column readings people chose for their exports' layouts are kept."""
+        return self.data_dir / "layouts"

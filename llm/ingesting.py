@@ -4,9 +4,11 @@ import itself, exactly as ``finsync ingest`` lands them."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from elastic.ingest import bank_csv
 from elastic.ingest.bank_csv import ColumnMapping
 from elastic.ingest.landing import (
     FileDefaults,
@@ -16,11 +18,12 @@ from elastic.ingest.landing import (
     preview_export,
     read_export,
 )
+from elastic.ingest.layout_memory import LayoutMemory
 from elastic.ingest.parsed import ParsedFile
 from elastic.model.records import IngestReport
 from elastic.statement_store import StatementStore
 from llm.pipeline import ChatPipeline
-from llm.services import category_fallback, upload_store
+from llm.services import category_fallback, column_proposer, upload_store
 from settings import Settings
 
 __all__ = ["FileDefaults", "FilePreview", "Importer", "Progress", "safe_file_name"]
@@ -45,6 +48,18 @@ class Importer:
     store: StatementStore
     user_id: str
 
+    @property
+    def layouts(self) -> LayoutMemory:
+        return LayoutMemory(self.settings.layouts_dir, self.user_id)
+
+    def reading(self, path: Path, mapping: ColumnMapping | None) -> ColumnMapping | None:
+        """The mapping to read ``path`` with (``chosen_reading``)."""
+        return chosen_reading(self.settings, self.user_id, path, mapping)
+
+    def remember(self, path: Path, mapping: ColumnMapping) -> bool:
+        """Keep ``mapping`` for every later export of ``path``'s layout."""
+        return self.layouts.remember(path, mapping)
+
     def upload_folder(self, session: str) -> Path:
         """Where this browser session's uploads are copied (the user's own folder)."""
         return upload_store(self.settings).folder(self.user_id, session)
@@ -67,9 +82,14 @@ class Importer:
         upload_store(self.settings).forget(self.user_id)
 
     def read(self, path: Path, mapping: ColumnMapping | None = None) -> ParsedFile | None:
-        """The file's rows as its format states them; None for a statement PDF. Raises
-        ``UnreadableFile`` for a file no reader (or ``mapping``) can read."""
-        return read_export(path, mapping)
+        """The file's rows as its format states them (with the reading chosen for its layout,
+        if any); None for a statement PDF. Raises ``UnreadableFile`` for a file no reader (or
+        ``mapping``) can read."""
+        chosen = self.reading(path, mapping)
+        parsed = read_export(path, chosen)
+        if parsed is not None and chosen is not None and mapping is None:
+            parsed.notes.insert(0, "read with the columns you chose for this layout before")
+        return parsed
 
     def preview(self, parsed: ParsedFile, source: str, defaults: FileDefaults) -> FilePreview:
         """The first rows as they would land, with what is assumed and what cannot be read."""
@@ -101,8 +121,38 @@ class Importer:
                 defaults,
                 self.settings.default_currency,
                 progress,
-                mapping,
+                self.reading(path, mapping),
                 category_fallback(self.settings),
             )
         finally:
             upload_store(self.settings).discard(path)
+
+
+def chosen_reading(
+    settings: Settings, user_id: str, path: Path, mapping: ColumnMapping | None
+) -> ColumnMapping | None:
+    """The mapping to read ``path`` with, for the app and ``finsync ingest`` alike: the one
+    given, else the one this user chose for its layout before, else one Gemini proposes and
+    the file confirms (Vertex AI only, for a layout read offline with doubt), else None
+    (profiles, synonyms and content)."""
+    if mapping is not None or not bank_csv.sniff(path.read_bytes()[:4096]):
+        return mapping
+    remembered = LayoutMemory(settings.layouts_dir, user_id).get(path)
+    if remembered is not None:
+        return remembered
+    propose = column_proposer(settings)
+    return _proposal(propose, path) if propose is not None else None
+
+
+_PROPOSALS: dict[tuple[str, int, int], ColumnMapping | None] = {}
+
+
+def _proposal(propose: Callable[[Path], ColumnMapping | None], path: Path) -> ColumnMapping | None:
+    """One proposal per file version: the Ingest page reruns on every widget."""
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _PROPOSALS:
+        if len(_PROPOSALS) > 64:
+            _PROPOSALS.clear()
+        _PROPOSALS[key] = propose(path)
+    return _PROPOSALS[key]

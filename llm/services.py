@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from pathlib import Path
 
 from elastic.backend import SearchBackend
 from elastic.engines import open_backend
+from elastic.ingest.bank_csv import ColumnMapping
 from elastic.ingest.cleaning import CATEGORIES
 from elastic.ingest.landing import CategoryFallback
 from elastic.model.results import Vocabulary
@@ -55,6 +58,16 @@ def category_fallback(settings: Settings) -> CategoryFallback | None:
     from llm.gemini_categories import GeminiCategoriser
 
     return GeminiCategoriser(settings, CATEGORIES)
+
+
+def column_proposer(settings: Settings) -> Callable[[Path], ColumnMapping | None] | None:
+    """Gemini proposes column readings for exports read offline with doubt, when Vertex AI is
+    configured; each proposal is checked against the file (``llm/gemini_columns``)."""
+    if not settings.vertex_enabled:
+        return None
+    from llm.gemini_columns import GeminiColumns
+
+    return GeminiColumns(settings).propose
 
 
 def build_pipeline(settings: Settings) -> ChatPipeline:

@@ -129,6 +129,8 @@ class _Bar:
 def _print_report(report: IngestReport) -> None:
     """One line per file (format, what landed), then what was assumed and each problem."""
     _echo(f"{report.source}: {report.format or 'unreadable'}: {report.summary()}")
+    for note in report.notes:
+        _echo(f"  read: {note}")
     for note in report.assumed:
         _echo(f"  assumed: {note}")
     for problem in report.problems:
@@ -155,6 +157,7 @@ def _ingest(settings: Settings, files: list[Path], user: str, defaults: FileDefa
     how many rows landed; ids are content hashes, so running the command again is safe.
     """
     from llm.embeddings import make_embedder
+    from llm.ingesting import chosen_reading
     from llm.services import category_fallback, open_prepared_backend, statement_store
 
     file, bar = files[0], _Bar("rows")
@@ -178,6 +181,7 @@ def _ingest(settings: Settings, files: list[Path], user: str, defaults: FileDefa
                             defaults,
                             settings.default_currency,
                             bar,
+                            mapping=chosen_reading(settings, user, file, None),
                             fallback=fallback,
                         )
                     finally:
@@ -209,8 +213,8 @@ def ingest_cmd(
     files: Annotated[
         list[Path],
         typer.Argument(
-            help="Bank exports (CSV, OFX/QFX, CAMT.053, MT940) or statement PDFs; "
-            "the format is read from the content"
+            help="Bank exports (CSV, XLS, XLSX, ODS, OFX/QFX, QIF, CAMT.052/053/054, "
+            "MT940/MT942) or statement PDFs; the format is read from the content"
         ),
     ],
     user: UserOption = None,

@@ -3,7 +3,10 @@
 Each export is one account at one bank over three months, written in that bank's own format:
 an ING-DiBa CSV (Latin-1, ``;``, a preamble, ``DD.MM.YYYY``, decimal comma), a Lloyds CSV
 (separate debit and credit columns), a Halifax card CSV (spend shown positive), an OFX 1.x
-statement, a CAMT.053 statement and an MT940 statement. The ING and MT940 accounts send each
+statement, a CAMT.053 statement, an MT940 statement, and three layouts no profile names: a
+French bank's headerless ``;`` download with card, direct-debit and cheque descriptors, a Russian
+bank's Windows-1251 CSV with Russian column names, and a US credit union's QIF with cheque
+numbers. The ING and MT940 accounts send each
 other money, so the pair is a transfer between the user's own accounts. ``truth.json`` states
 what a user would ask of each file, computed from the ledger the files were written from.
 
@@ -125,6 +128,36 @@ def _write_ing(account: ExportAccount, rows: list[Row], path: Path) -> None:
             f"{_de(balance)};EUR;{_de(row.amount)};EUR"
         )
     path.write_bytes(("\n".join(lines) + "\n").encode("latin-1"))
+
+
+def _write_headerless_fr(account: ExportAccount, rows: list[Row], path: Path) -> None:
+    """Account; date; label; reference; amount; (empty) — no header row, as French banks'
+    downloads come."""
+    lines = [
+        f"{account.account_no};{row.day:%d/%m/%Y};{row.descriptor};{7000 + n:07d};"
+        f"{_de(row.amount)};"
+        for n, row in enumerate(reversed(rows))
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _write_cp1251(account: ExportAccount, rows: list[Row], path: Path) -> None:
+    """Russian column names, Windows-1251, ``;``, DD.MM.YYYY, decimal comma, a balance."""
+    lines = ["Дата операции;Описание операции;Сумма;Валюта;Остаток"]
+    for row, balance in zip(rows, _balances(account, rows), strict=True):
+        lines.append(f"{row.day:%d.%m.%Y};{row.descriptor};{_de(row.amount)};RUB;{_de(balance)}")
+    path.write_bytes(("\r\n".join(lines) + "\r\n").encode("cp1251"))
+
+
+def _write_qif(account: ExportAccount, rows: list[Row], path: Path) -> None:
+    """Quicken's bank format: month-first two-digit-year dates, a cheque number on cheques."""
+    lines = ["!Type:Bank"]
+    for n, row in enumerate(rows):
+        lines += [f"D{row.day.month}/{row.day.day}/{row.day:%y}", f"T{row.amount:,.2f}"]
+        if row.descriptor.startswith("CHECK"):
+            lines.append(f"N{1001 + n}")
+        lines += [f"P{row.payee or row.descriptor}", f"M{row.descriptor}", "^"]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def _write_lloyds(account: ExportAccount, rows: list[Row], path: Path) -> None:
@@ -342,6 +375,55 @@ ACCOUNTS = (
         account_name="Tagesgeld",
         flags=(("bank", "Sparkasse Musterstadt"),),
     ),
+    ExportAccount(
+        "banque_compte_courant",
+        "Banque Populaire",
+        "04581234567",
+        "EUR",
+        Decimal("1800.00"),
+        _write_headerless_fr,
+        (
+            ("Carrefour", "CARTE 12/03 CARREFOUR MARKET LYON", 20, 110),
+            ("EDF", "PRLV SEPA EDF CLIENTS PARTICULIERS", 65, 65),
+            ("Boulangerie Paul", "CARTE 08/03 BOULANGERIE PAUL", 3, 12),
+            ("Cheque", "CHEQUE 0001234", 40, 150),
+        ),
+        ("Société Générale Assurances", "VIR SEPA SALAIRE SGA", 2900),
+        account_name="Compte courant",
+        flags=(("bank", "Banque Populaire"), ("currency", "EUR")),
+    ),
+    ExportAccount(
+        "sber_karta",
+        "Sberbank",
+        "",
+        "RUB",
+        Decimal("45000.00"),
+        _write_cp1251,
+        (
+            ("Пятёрочка", "Пятёрочка Москва", 300, 2500),
+            ("Яндекс Такси", "Яндекс Такси", 200, 900),
+            ("МТС", "МТС оплата связи", 500, 500),
+        ),
+        ("ООО Ромашка", "Зарплата ООО Ромашка", 85000),
+        account_name="Карта Сбербанк",
+        flags=(("bank", "Sberbank"),),
+    ),
+    ExportAccount(
+        "harbor_credit_union",
+        "Harbor Credit Union",
+        "",
+        "USD",
+        Decimal("1500.00"),
+        _write_qif,
+        (
+            ("Trader Joe's", "TRADER JOE'S #552 PORTLAND OR", 25, 130),
+            ("Portland General Electric", "CHECK PORTLAND GENERAL ELECTRIC", 80, 140),
+            ("Chevron", "CHEVRON 0093412 PORTLAND OR", 30, 65),
+        ),
+        ("Acme Logistics", "ACME LOGISTICS PAYROLL", 3900),
+        account_name="Harbor Checking",
+        flags=(("bank", "Harbor Credit Union"), ("currency", "USD")),
+    ),
 )
 EXTENSIONS = {
     _write_ing: "csv",
@@ -350,6 +432,9 @@ EXTENSIONS = {
     _write_ofx: "ofx",
     _write_camt: "xml",
     _write_mt940: "sta",
+    _write_headerless_fr: "csv",
+    _write_cp1251: "csv",
+    _write_qif: "qif",
 }
 
 

@@ -11,7 +11,16 @@ from datetime import date
 from decimal import Decimal
 from itertools import product
 
-from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Interval, Metric, SortOrder
+from elastic.model.plan import (
+    Direction,
+    GroupBy,
+    Intent,
+    IntentPlan,
+    Interval,
+    Metric,
+    PaymentKind,
+    SortOrder,
+)
 
 RANGES = [
     (None, None),
@@ -30,6 +39,8 @@ FILTERS: list[dict[str, object]] = [
     {"text": "atm"},
     {"categories": ["Transfers"]},
     {"currency": "USD", "merchants": ["Starbucks", "Amazon"]},
+    {"payment_kinds": [PaymentKind.atm]},
+    {"payment_kinds": [PaymentKind.atm, PaymentKind.transfer], "categories": ["Transfers"]},
 ]
 # Sparse rows over a range wider than the data: the series has empty buckets inside it.
 SPARSE: list[dict[str, object]] = [

@@ -113,3 +113,37 @@ def test_text_search_overlap_is_reported(
     print(f"\ntext_qa top-5 overlap over {len(overlaps)} questions: mean {mean:.2f}")
     assert len(overlaps) >= 30
     assert mean >= min_mean_overlap, f"mean top-5 overlap {mean:.2f} < {min_mean_overlap}"
+
+
+IMPORT_ROWS = (
+    "date,description,amount,currency,category,merchant,account_no,account_name,bank_name\n"
+    "2025-03-01,SALARY ACME,2500.00,EUR,Income,Acme,DE001,Giro,Bank A\n"
+    "2025-03-02,TESCO STORES,-40.00,EUR,Groceries,Tesco,DE001,Giro,Bank A\n"
+    "2025-03-03,TESCO STORES,-25.00,EUR,,Tesco,DE001,Giro,Bank A\n"
+    "2025-03-04,MOVE TO SAVINGS,-300.00,EUR,,,DE001,Giro,Bank A\n"
+    "2025-03-05,FROM GIRO,300.00,EUR,,,DE002,Savings,Bank A\n"
+)
+
+
+def test_the_reads_an_import_makes_agree_and_stay_with_their_user(
+    es_sample: ElasticsearchBackend, embedded_sample: EmbeddedBackend, tmp_path
+):
+    """Category memory and transfer candidates go through the query spec on both engines."""
+    from datetime import date
+
+    from elastic.ingest.landing import ingest_file
+
+    path = tmp_path / "own.csv"
+    path.write_text(IMPORT_ROWS)
+    found = {}
+    for backend in (es_sample, embedded_sample):
+        for user in ("import-reads-a", "import-reads-b"):
+            assert ingest_file(backend, path, user).indexed == 5
+        memory = backend.category_memory("import-reads-a")
+        candidates = backend.pair_candidates("import-reads-a", date(2025, 1, 1), date(2025, 12, 31))
+        found[backend.name] = (memory, candidates)
+        assert memory.history["Tesco"] == "Groceries"
+        assert {r.account_no for r in candidates} <= {"DE001", "DE002"}
+        assert not backend.pair_candidates("import-reads-c", date(2025, 1, 1), date(2025, 12, 31))
+        assert not backend.category_memory("import-reads-c").history
+    assert found[es_sample.name] == found[embedded_sample.name]

@@ -413,24 +413,32 @@ def test_windows_1252_euro_sign_is_detected():
     )
 
 
-def test_unknown_layout_names_its_columns_and_reads_with_a_mapping():
+def test_an_unknown_layout_is_read_by_what_its_columns_hold(tmp_path: Path):
     path = FIXTURES / "unknown_layout.csv"
-    with pytest.raises(UnreadableFile) as raised:
-        bank_csv.read(path)
-    assert "found columns: When, What, How much, Left" in str(raised.value)
-    assert "need a date, an amount (or debit and credit)" in str(raised.value)
-    layout = bank_csv.inspect(path)
-    assert (layout.profile, layout.mapping, layout.headers) == (
-        None,
-        None,
-        ("When", "What", "How much", "Left"),
-    )
-
-    mapping = ColumnMapping(date="When", description=("What",), amount="How much", balance="Left")
-    parsed = bank_csv.read(path, mapping)
-    assert parsed.format == "bank-csv (mapped: When, How much, What)"
+    parsed = bank_csv.read(path)
+    assert parsed.format == "bank-csv (content: When, How much, What)"
     assert money(parsed) == [("line 2", "2024-06-01", "-3.50"), ("line 3", "2024-06-02", "20.00")]
     assert parsed.rows[1].balance == Decimal("116.50")
+    assert "column 4 (Left) read as balance: each value is the one before plus the row's " in (
+        "\n".join(parsed.notes)
+    )
+    layout = bank_csv.inspect(path)
+    assert [(r.name, r.role, r.sure) for r in layout.readings] == [
+        ("When", "date", True),
+        ("What", "description", True),
+        ("How much", "amount", True),
+        ("Left", "balance", True),
+    ]
+    # A mapping given by hand still decides.
+    mapping = ColumnMapping(date="When", description=("What",), amount="How much", balance="Left")
+    assert bank_csv.read(path, mapping).format == "bank-csv (mapped: When, How much, What)"
+    # Columns no content reading can place (no date) are named for a mapping by hand.
+    undated = tmp_path / "undated.csv"
+    undated.write_text("Ref,What,How much\nA1,Coffee,-3.50\nA2,Pocket money,20.00\n")
+    with pytest.raises(UnreadableFile) as raised:
+        bank_csv.read(undated)
+    assert "found columns: Ref, What, How much" in str(raised.value)
+    assert "need a date, an amount (or debit and credit)" in str(raised.value)
 
 
 def test_a_guided_mapping_from_roles():

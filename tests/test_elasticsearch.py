@@ -10,6 +10,7 @@ import pytest
 
 from elastic.engines.elasticsearch.backend import ElasticsearchBackend
 from elastic.engines.elasticsearch.compile import compile_query
+from elastic.engines.elasticsearch.mappings import transactions_mapping
 from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.errors import EmbeddingMismatch
 from elastic.ingest import ingest_transactions
@@ -46,6 +47,21 @@ def test_mappings_use_the_embedder_dims(fresh_es: ElasticsearchBackend, embedder
     assert tx_props["date"]["type"] == "date"
     assert tx_props["category"]["type"] == "keyword"
     assert tx_props["description"]["type"] == "text"
+
+
+def test_an_index_made_before_payment_kinds_gets_the_field(
+    fresh_es: ElasticsearchBackend, embedder: LocalEmbedder
+):
+    """Stores made by an earlier release gain new fields when opened; nothing else changes."""
+    tx_index = fresh_es.tx_index
+    fresh_es.es.indices.delete(index=tx_index)
+    older = transactions_mapping()
+    del older["properties"]["payment_kind"]
+    fresh_es.es.indices.create(index=tx_index, mappings=older)
+    fresh_es.prepare(embedder.dims, embedder.model_name)
+    props = fresh_es.es.indices.get_mapping(index=tx_index)[tx_index]["mappings"]["properties"]
+    assert props["payment_kind"] == {"type": "keyword"}
+    assert props["amount_cents"]["type"] == "long"
 
 
 def test_existing_index_with_other_vectors_is_an_error(

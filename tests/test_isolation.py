@@ -97,6 +97,14 @@ def test_another_user_finds_nothing_of_the_owners(
     leaks += [f"vocabulary {m}" for m in vocabulary.merchants + vocabulary.categories]
     leaks += [f"statement {s.statement_id}" for s in sample_backend.statements(intruder)]
     leaks += [f"file {f}" for f in sample_backend.source_files(intruder)]
+    # What an import reads of the store: the categories it remembers, the rows it may pair.
+    memory = sample_backend.category_memory(intruder)
+    leaks += [f"category memory of {m}" for m in {**memory.history, **memory.overrides}]
+    every_day = (date(1900, 1, 1), date(2100, 12, 31))
+    leaks += [
+        f"pair candidate {r.transaction_id}"
+        for r in sample_backend.pair_candidates(intruder, *every_day)
+    ]
 
     assert leaks == []
     record(

@@ -179,13 +179,6 @@ def test_unknown_nodes_raise_instead_of_being_dropped():
         es.where(Eq("merchant; DROP TABLE x", "y"), INDEX)
     with pytest.raises(UnsupportedQuery, match="no column"):
         lite.where(Eq("merchant; DROP TABLE x", "y"), TABLE)
-    inner_groups = StatsQuery(
-        Eq("user_id", "u1"),
-        Stats("amount_cents"),
-        (("x", (Buckets("date", Interval.month), Groups("category", 3))),),
-    )
-    with pytest.raises(UnsupportedQuery, match="outermost"):
-        lite.compile_query(inner_groups, SCHEMA)
 
 
 # -- cursors ----------------------------------------------------------------------------------
@@ -249,6 +242,9 @@ def test_top_groups_buckets_and_facets_agree_on_both_engines(
             ("top", (Groups("merchant", 3),)),
             ("split", (Groups("category", 2), Buckets("date", Interval.quarter))),
             ("days", (Buckets("date", Interval.day),)),
+            # Groups inside groups and buckets keep the top values within each outer cell.
+            ("pairs", (Groups("category", 4), Groups("merchant", 2))),
+            ("monthly", (Buckets("date", Interval.month), Groups("category", 3))),
         ),
         span="account_name",
     )
@@ -256,6 +252,10 @@ def test_top_groups_buckets_and_facets_agree_on_both_engines(
     assert found == embedded_sample.run_stats(query)
     on_es = found.cells
     assert len(on_es["top"]) == 3 and len({key[0] for key in on_es["split"]}) == 2
+    per_category: dict[object, int] = {}
+    for category, _ in on_es["pairs"]:
+        per_category[category] = per_category.get(category, 0) + 1
+    assert len(per_category) == 4 and max(per_category.values()) == 2
     assert sum(raw[0] for raw in on_es["days"].values()) == on_es["all"][()][0]
     low, high = found.span
     assert low is not None and high is not None and low < high  # two accounts match

@@ -20,6 +20,7 @@ from elastic.model.plan import (
     IntentPlan,
     Interval,
     Metric,
+    PaymentKind,
     SortOrder,
 )
 from elastic.model.results import AccountInfo, Vocabulary
@@ -324,8 +325,6 @@ def test_a_word_inside_a_merchant_name_is_not_a_cue() -> None:
 @pytest.mark.parametrize(
     ("question", "descriptions", "text", "direction"),
     [
-        ("How many cheques were cashed?", ["Chèque/ DCN"], "chèque", Direction.out),
-        ("How many checks did I write?", ["CHECK 1043"], "check", Direction.out),
         ("How much did I top up?", ["Top-Up by *1234"], "top-up", Direction.any),
     ],
 )
@@ -334,6 +333,36 @@ def test_kinds_of_rows_are_found_by_their_spelling_in_descriptions(
 ) -> None:
     plan = bank_export_router([], descriptions).route(question, AS_OF)
     assert (plan.intent, plan.text, plan.direction) == (Intent.aggregate, text, direction)
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds", "intent"),
+    [
+        ("How many cheques were cashed?", [PaymentKind.cheque], Intent.aggregate),
+        ("How much did I pay by check in May?", [PaymentKind.cheque], Intent.aggregate),
+        ("How much did I withdraw at ATMs?", [PaymentKind.atm], Intent.aggregate),
+        ("Show my ATM withdrawals", [PaymentKind.atm], Intent.listing),
+        ("How much went out by direct debit?", [PaymentKind.direct_debit], Intent.aggregate),
+        (
+            "Wie viel habe ich per Lastschrift bezahlt?",
+            [PaymentKind.direct_debit],
+            Intent.aggregate,
+        ),
+        ("How much did I pay by card last month?", [PaymentKind.card], Intent.aggregate),
+        ("List my standing orders", [PaymentKind.standing_order], Intent.listing),
+    ],
+)
+def test_ways_of_paying_filter_the_rows_stored_with_that_kind(
+    question: str, kinds: list[PaymentKind], intent: Intent
+) -> None:
+    plan = bank_export_router([], ["CHECK 1043", "ATM CASH"]).route(question, AS_OF)
+    assert (plan.intent, plan.payment_kinds, plan.text) == (intent, kinds, None)
+    assert not plan.categories
+
+
+def test_atm_fees_are_fees_not_atm_withdrawals(router: OfflineRouter) -> None:
+    plan = router.route("How much did I pay in ATM fees?", AS_OF)
+    assert plan.payment_kinds == []
 
 
 # --- clarify ------------------------------------------------------------------------------

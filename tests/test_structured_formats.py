@@ -1,4 +1,5 @@
-"""OFX/QFX, CAMT.053 and MT940 readers: what each file states, where, and nothing invented."""
+"""OFX/QFX, CAMT.052/053/054, MT940/MT942 and QIF readers: what each file states, where, and
+nothing invented."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from elastic.ingest import camt053, mt940, ofx
+from elastic.ingest import camt053, mt940, ofx, qif
 from elastic.ingest.parsed import BalanceFact, ParsedFile, UnreadableFile
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"
-READERS = {"ofx": ofx, "camt.053": camt053, "mt940": mt940}
+READERS = {"ofx": ofx, "camt": camt053, "mt940": mt940, "qif": qif}
+REAL = Path(__file__).parent / "fixtures" / "real"
 
 
 def fixture(name: str) -> Path:
@@ -30,8 +32,8 @@ def locations(parsed: ParsedFile) -> tuple[list[str], list[str]]:
         ("ofx2_xml_creditcard.qfx", "ofx"),
         ("ofx_two_accounts.ofx", "ofx"),
         ("ofx_header_only.ofx", "ofx"),
-        ("camt053_v02.xml", "camt.053"),
-        ("camt053_v08_pending.xml", "camt.053"),
+        ("camt053_v02.xml", "camt"),
+        ("camt053_v08_pending.xml", "camt"),
         ("mt940_german_structured.sta", "mt940"),
         ("mt940_two_statements.sta", "mt940"),
         ("mt940_bad_line.sta", "mt940"),
@@ -47,10 +49,10 @@ def test_each_format_is_recognised_only_by_its_own_reader(name: str, format_name
     [
         b"date,description,amount,currency\n2025-01-03,COFFEE,-4.50,USD\n",
         b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n",
-        b'<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.052.001.08">',
-        b":20:INTRADAY\n:25:DE89370400440532013000\n:28C:1/1\n:34F:EURD0,\n:13D:2501031200+0100\n",
+        b'<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.03">',
+        b"{1:F01BANKBEBBAXXX0000000000}{2:I103BANKDEFFXXXXN}{4:\n:20:REF\n:32A:250103EUR10,\n",
     ],
-    ids=["csv", "pdf", "camt.052", "mt942"],
+    ids=["csv", "pdf", "pain.001", "mt103"],
 )
 def test_other_files_are_rejected_by_every_reader(head: bytes):
     assert not [fmt for fmt, reader in READERS.items() if reader.sniff(head)]
@@ -318,12 +320,14 @@ def test_mt940_german_structured_details():
         Decimal("-45.90"),
         None,
     )
-    # ?20…?29 purpose with SEPA keywords: the SVWZ text; ?32/?33 the counterparty (cp1252).
-    assert debit.description == "Strom Januar Vertragsnummer 4711"
+    # ?00 posting text, then the ?20…?29 purpose with SEPA keywords (its SVWZ text); ?32/?33
+    # the counterparty (cp1252).
+    assert debit.description == "SEPA-LASTSCHRIFT Strom Januar Vertragsnummer 4711"
+    assert debit.payment_kind == "direct_debit"
     assert debit.merchant == "Stadtwerke München GmbH"
     assert (salary.amount, salary.description, salary.merchant, salary.transaction_id) == (
         Decimal("2500.00"),
-        "Gehalt Januar 2025",
+        "SEPA-GUTSCHRIFT Gehalt Januar 2025",
         "Arbeitgeber AG",
         "B2501060001",
     )
@@ -433,3 +437,147 @@ def test_mt940_without_a_statement_is_unreadable(tmp_path: Path):
     path.write_text(":25:DE89370400440532013000\nno statement reference here\n")
     with pytest.raises(UnreadableFile, match=":20:"):
         mt940.read(path)
+
+
+# camt.052 and camt.054 through the one CAMT reader
+
+
+@pytest.mark.parametrize(
+    ("name", "message", "part"),
+    [
+        ("camt052/aaaa_banken_se.xml", "camt.052", "Rpt"),
+        ("camt054/aaaa_banken_se.xml", "camt.054", "Ntfctn"),
+    ],
+)
+def test_account_reports_and_notifications_are_read_like_statements(name, message, part):
+    path = REAL / name
+    assert camt053.sniff(path.read_bytes()[:4096])
+    parsed = camt053.read(path)
+    assert parsed.format == message
+    assert [(r.date, r.amount, r.currency) for r in parsed.rows] == [
+        (date(2007, 10, 18), Decimal("-200000.00"), "SEK")
+    ]
+    assert parsed.bank_name == "AAAA BANKEN"
+    assert f"<{part}>" in path.read_text()
+
+
+def test_a_camt_amount_no_account_holds_is_a_problem_for_its_entry(tmp_path: Path):
+    text = fixture("camt053_v02.xml").read_text(encoding="utf-8")
+    first = text.index("<Ntry>")
+    amount_at = text.index("<Amt", first)
+    close = text.index("</Amt>", amount_at)
+    opened = text.index(">", amount_at) + 1
+    whole = camt053.read(fixture("camt053_v02.xml"))
+    for value in ("Infinity", "NaN", "1E+26", "99999999999999999999999999999"):
+        broken = tmp_path / f"broken_{value[:3]}.xml"
+        broken.write_text(text[:opened] + value + text[close:], encoding="utf-8")
+        parsed = camt053.read(broken)
+        problems = [p.location for p in parsed.problems]
+        assert problems == ["entry 1", *(p.location for p in whole.problems)], value
+        assert len(parsed.rows) == len(whole.rows) - 1
+
+
+# MT942 interim reports and MT940 entries that do not read
+
+
+def test_an_interim_report_lands_its_entries_and_says_what_it_is():
+    parsed = mt940.read(REAL / "mt942" / "mbank_pl.sta")
+    assert parsed.format == "mt942"
+    assert [(r.location, r.amount, r.currency) for r in parsed.rows] == [
+        (f"line {n}", Decimal("0.01"), "PLN") for n in (7, 13, 19)
+    ]
+    assert not parsed.balances
+    assert any("interim" in note for note in parsed.notes)
+
+
+@pytest.mark.parametrize(
+    ("entry", "reason"),
+    [
+        (":61:2408010801D10,00", "no transaction type code"),
+        (":61:2408020802D1234567890123456789,00NTRFNONREF", "longer than 15 characters"),
+    ],
+)
+def test_an_unreadable_entry_line_is_its_own_problem_and_never_merges(tmp_path, entry, reason):
+    path = tmp_path / "statement.sta"
+    path.write_text(
+        ":20:REF\n:25:12345678/0123456789\n:28C:1/1\n:60F:C240731EUR100,00\n"
+        f"{entry}\n:86:the unreadable entry\n"
+        ":61:2408030803D5,00NTRFNONREF\n:86:the next entry\n:62F:C240803EUR95,00\n-\n"
+    )
+    parsed = mt940.read(path)
+    assert [(p.location, reason in p.reason) for p in parsed.problems] == [("line 5", True)]
+    assert [(r.location, r.amount, r.description) for r in parsed.rows] == [
+        ("line 7", Decimal("-5.00"), "the next entry")
+    ]
+
+
+def test_a_note_after_the_closing_balance_is_no_entry_detail():
+    parsed = mt940.read(REAL / "mt940" / "raiffeisen_kaernten_at.sta")
+    (row,) = parsed.rows
+    assert row.description == "999foo Test Überweisung"
+
+
+def test_control_bytes_and_an_old_code_page_around_a_statement(tmp_path):
+    text = (
+        "\x01:20:REF\r\n:25:12345678/0123456789\r\n:28C:1/1\r\n:60F:C240731EUR100,00\r\n"
+        ":61:2408030803D5,00NTRFNONREF\r\n:86:166?00Überweisung?32Müller GmbH\r\n"
+        ":62F:C240803EUR95,00\r\n-\x03"
+    )
+    path = tmp_path / "dos.sta"
+    path.write_bytes(text.encode("cp850"))
+    parsed = mt940.read(path)
+    assert [(r.amount, r.merchant, r.payment_kind) for r in parsed.rows] == [
+        (Decimal("-5.00"), "Müller GmbH", "transfer")
+    ]
+
+
+# QIF
+
+
+def test_qif_splits_land_one_row_each_and_a_zero_split_none():
+    parsed = qif.read(REAL / "qif" / "paypal_us_splits.qif")
+    assert [(r.location, r.amount, r.category) for r in parsed.rows] == [
+        ("entry 1", Decimal("-1000.00"), "Payment Sent"),
+        ("entry 2 split 1", Decimal("19.95"), "Web Accept Payment Received"),
+        ("entry 2 split 2", Decimal("-1.00"), "Fee"),
+    ]
+    assert parsed.rows[2].payment_kind == "fee"
+
+
+def test_qif_accounts_opening_balances_and_transfers_between_them():
+    parsed = qif.read(REAL / "qif" / "moneyguru_checkbook.qif")
+    assert len(parsed.rows) == 6
+    assert {r.account_name for r in parsed.rows} == {"Account 1", "Account 2"}
+    opening = sorted(b.amount for b in parsed.balances if b.name == "opening_balance")
+    assert opening == [Decimal("42.32"), Decimal("3000.00")]
+    transfers = [r.amount for r in parsed.rows if r.category == "Transfers"]
+    assert sorted(transfers) == [Decimal("-80.00"), Decimal("80.00")]
+    assert [r.payment_kind for r in parsed.rows if r.merchant == "Hydro-Quebec"] == ["cheque"]
+
+
+@pytest.mark.parametrize(
+    ("dates", "expected"),
+    [
+        (["12/19/18", "01/02/18"], [date(2018, 12, 19), date(2018, 1, 2)]),
+        (["19/12/18", "01/02/18"], [date(2018, 12, 19), date(2018, 2, 1)]),
+        (["11/ 8'16", "1/2'05"], [date(2016, 11, 8), date(2005, 1, 2)]),
+        (["2007/01/22", "2007-02-03"], [date(2007, 1, 22), date(2007, 2, 3)]),
+        (["29.05.2008", "01.06.2008"], [date(2008, 5, 29), date(2008, 6, 1)]),
+    ],
+)
+def test_qif_dates_are_read_in_one_order_decided_across_the_file(tmp_path, dates, expected):
+    path = tmp_path / "dates.qif"
+    records = "".join(f"D{d}\nT-1.00\nPShop\n^\n" for d in dates)
+    path.write_text("!Type:Bank\n" + records)
+    assert [r.date for r in qif.read(path).rows] == expected
+
+
+def test_qif_values_no_account_holds_are_problems_for_their_records(tmp_path):
+    path = tmp_path / "bad.qif"
+    path.write_text(
+        "!Type:CCard\nD01/02/2024\nTInfinity\nPA\n^\nD01/03/2024\nT1E+26\nPB\n^\n"
+        "D01/04/2024\nTNaN\nPC\n^\nD01/05/2024\nT-1,234.50\nPD\n^\nD13/13/2024\nT-1\nPE\n^\n"
+    )
+    parsed = qif.read(path)
+    assert [p.location for p in parsed.problems] == ["entry 1", "entry 2", "entry 3", "entry 5"]
+    assert [r.amount for r in parsed.rows] == [Decimal("-1234.50")]

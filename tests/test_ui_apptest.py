@@ -448,25 +448,33 @@ def test_an_empty_month_of_an_average_is_a_gap_not_zero() -> None:
     assert list(total.data[0].y) == [12.5, 0.0, 8.0]
 
 
-def test_a_layout_nothing_knows_is_mapped_by_hand_then_previewed(
+def test_a_layout_nothing_knows_is_read_by_content_and_its_reading_can_be_changed(
     data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     use_data_dir(monkeypatch, copy_data_dir(data_dir, tmp_path / "data"))
     ingest = started(page("ingest_page", "ui.pages.ingest_page"))
-    odd = "When;What;How much\n03/05/2025;KITE SHOP;-12,50\n04/05/2025;REFUND KITE SHOP;2,00\n"
-    ingest.file_uploader(key="uploads").upload("odd.csv", odd.encode(), "text/csv").run()
+    card = "When;What;How much\n03/05/2025;KITE SHOP;12,50\n04/05/2025;KITE SHOP ONLINE;2,00\n"
+    ingest.file_uploader(key="uploads").upload("card.csv", card.encode(), "text/csv").run()
     assert not ingest.exception, ingest.exception
-    assert any("When" in e.value and "How much" in e.value for e in ingest.error)
+    # Read by what the columns hold; every amount positive is unsure, so it is asked.
+    assert any("How much" in w.value and "read as amount" in w.value for w in ingest.warning)
+    assert list(shown_tables(ingest)[0]["Amount"]) == [12.5, 2.0]
     key = next(s.key for s in ingest.selectbox if s.key.endswith("-map-date")).removesuffix(
         "-map-date"
     )
-    ingest.selectbox(key=f"{key}-map-date").set_value("When")
-    ingest.selectbox(key=f"{key}-map-description").set_value("What")
-    ingest.selectbox(key=f"{key}-map-amount").set_value("How much").run()
+    assert ingest.selectbox(key=f"{key}-map-amount").value == "How much"
+    ingest.radio(key=f"{key}-map-sign").set_value("spend_positive").run()
     assert not ingest.exception, ingest.exception
-    preview = shown_tables(ingest)[0]
-    assert list(preview["Amount"]) == [-12.5, 2.0]
-    assert [str(d) for d in preview["Date"]] == ["2025-05-03", "2025-05-04"]
+    assert list(shown_tables(ingest)[0]["Amount"]) == [-12.5, -2.0]
+    next(b for b in ingest.button if b.label.startswith("Ingest 1 file")).click().run()
+    report_shown(ingest)
+    assert [m.value for m in ingest.metric][:1] == ["2"]
+    # The next export of the same layout is read the way the person chose.
+    again = started(page("ingest_page", "ui.pages.ingest_page"))
+    later = "When;What;How much\n05/06/2025;KITE SHOP;7,00\n"
+    again.file_uploader(key="uploads").upload("card-june.csv", later.encode(), "text/csv").run()
+    assert not again.exception, again.exception
+    assert list(shown_tables(again)[0]["Amount"]) == [-7.0]
 
 
 def test_amounts_in_several_currencies_are_shown_per_currency(

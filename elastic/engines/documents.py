@@ -32,6 +32,7 @@ def transaction_from_source(src: dict[str, Any]) -> Transaction:
         category_inferred=bool(src.get("category_inferred")),
         page=src.get("page"),
         box=box_from_source(src.get("box")),
+        payment_kind=src.get("payment_kind") or "",
     )
 
 

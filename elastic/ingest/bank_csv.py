@@ -1,23 +1,29 @@
-"""Bank CSV exports of any layout → ``ParsedFile``, reading every column by its header name.
+"""Bank CSV exports of any layout → ``ParsedFile``.
 
 Layouts are data: ``csv_profiles.toml`` holds one profile per known export (the headers that
 identify it, which header holds which value, how dates and amounts are written, the sign
-convention) and per-language header synonyms for layouts no profile knows. Column positions never
-matter, so reordered or added columns do not break a profile. A file is read as a stream; only
-its rows are kept.
+convention) and per-language header synonyms. A profile is a shortcut, never a requirement: a
+layout no profile or synonym set names is read by what its columns hold (``columns.py``), with
+or without a header row, the names then only evidence. Column positions never matter to a
+profile, so reordered or added columns do not break it. The encoding is found and checked
+(``encodings.py``): UTF-8, UTF-16, the Windows, ISO and DOS code pages. Rows that continue the
+one above (a second line of text), opening and closing balance rows and summary lines are read
+as what they are. A file is read as a stream; only its rows are kept.
 """
 
 from __future__ import annotations
 
 import codecs
 import csv
+import hashlib
 import io
 import re
 import tomllib
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
+from dataclasses import fields as dataclass_fields
 from datetime import date, datetime
 from decimal import Decimal
 from functools import cache, lru_cache
@@ -26,9 +32,9 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Literal, TypeVar
 
-import charset_normalizer
 from dateutil import parser as dateutil_parser
 
+from elastic.ingest import columns, encodings, payment_kinds
 from elastic.ingest.parsed import BalanceFact, ParsedFile, ParsedRow, UnreadableFile
 from elastic.model.records import IngestProblem
 
@@ -38,6 +44,7 @@ DELIMITERS = (",", ";", "\t", "|")
 HEAD_BYTES = 64 * 1024  # read to find the header; holds any preamble
 HEADER_SEARCH = 40  # records above the header at most
 SAMPLE_ROWS = 5  # rows shown by inspect(), and read to recognise a file without a header row
+CONTENT_ROWS = 200  # rows a layout is read from when its columns are read by what they hold
 CHARSET_SAMPLE = 256 * 1024  # bytes of non-ASCII lines shown to charset-normalizer
 MAPPING_HINT = "map them on the Ingest page"
 
@@ -62,6 +69,7 @@ ROLES = (
     "status",
     "fee",
     "record_type",
+    "payment_type",
 )
 PREAMBLE_ROLES = (
     "account_no",
@@ -72,7 +80,6 @@ PREAMBLE_ROLES = (
     "closing_balance",
     "available_balance",
 )
-ENCODING_NAMES = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "cp1252": "Windows-1252"}
 CURRENCY_SYMBOLS = {"€": "EUR", "£": "GBP"}
 SEPARATOR_NAMES = {",": "a comma", ".": "a point", "'": "an apostrophe", "’": "an apostrophe"}
 THOUSANDS = ".,'’ "
@@ -85,6 +92,8 @@ _HEADER_CURRENCY = re.compile(r"\s*[(\[]\s*([A-Za-z]{3}|[€£])\s*[)\]]\s*$")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LETTER = re.compile(r"[^\W\d_]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_CONTROL_BYTES = (*range(0, 9), 11, 12, *range(14, 32), 127)
+_C1 = re.compile(r"[\x80-\x9f]")  # control characters a wrong code page decodes to
 _BAD_BYTE = re.compile(r"[\udc80-\udcff]")
 _YEAR_FIRST = re.compile(r"\s*\d{4}")
 _DATE_TOKEN = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}")
@@ -98,6 +107,8 @@ _AMOUNT = re.compile(
     rf"(?P<lead>[-+])?\s*(?:{_CURRENCY_MARK}\s*)?(?P<lead2>[-+])?\s*"
     rf"(?P<number>\d[\d.,'’ ]*?)\s*(?P<trail>-)?\s*(?:{_CURRENCY_MARK})?\s*(?P<trail2>-)?"
 )
+_CELL_CURRENCY = re.compile(r"[€£]|(?<![^\W\d_])[A-Z]{3}(?![^\W\d_])")
+_CR_DR = re.compile(r"(?P<number>.*?\d.*?)\s*(?P<mark>CR|DR|Cr|Dr)\.?")
 _NO_YEAR = datetime(1, 1, 1)  # dateutil's default: a value without a year keeps year 1
 _FORMAT_HINTS = {
     "%Y": "YYYY",
@@ -145,6 +156,7 @@ class ColumnMapping:
     status: str | None = None  # a row whose status is in pending_values is not booked
     fee: str | None = None
     record_type: str | None = None  # tells transactions from balance and total lines
+    payment_type: str | None = None  # how the money moved ("Card payment", "ATM", "Lastschrift")
     sign: Sign = "signed"
     date_formats: tuple[str, ...] = ()  # strptime formats; empty: read by dateutil
     day_first: bool | None = None  # for dates read by dateutil
@@ -154,6 +166,7 @@ class ColumnMapping:
     debit_values: tuple[str, ...] = ()  # may hold "": a blank direction is a debit
     credit_values: tuple[str, ...] = ()
     describe_by_merchant: bool = True  # a row with no description text is named by its payee
+    cell_currency: str | None = None  # the currency every amount cell is marked with
     transaction_types: tuple[str, ...] = ()  # record types that are transactions; others skip
     opening_balance_types: tuple[str, ...] = ()  # record types stating an opening balance
     closing_balance_types: tuple[str, ...] = ()
@@ -205,14 +218,16 @@ class ColumnMapping:
 class CsvLayout:
     """What a file looks like, for a guided mapping, and how ``read`` would take it."""
 
-    encoding: str  # Python codec name: "utf-8", "utf-8-sig", "cp1252" or "latin-1"
+    encoding: str  # Python codec name: "utf-8", "utf-8-sig", "utf-16", "cp1252", "cp1251", …
     delimiter: str
     preamble: tuple[str, ...]  # the lines above the header, as text
     header_line: int | None  # None: the layout leaves the header row out
     headers: tuple[str, ...]  # repeated names get " (2)", " (3)", …; empty ones "column N"
     rows: tuple[tuple[str, ...], ...]  # the first data rows
     profile: str | None  # the name of the matching profile
-    mapping: ColumnMapping | None  # None: no profile or synonyms fit; a mapping is needed
+    mapping: ColumnMapping | None  # None: no profile, synonyms or content fit; map it by hand
+    readings: tuple[columns.ColumnReading, ...] = ()  # each column's reading, read by content
+    notes: tuple[str, ...] = ()  # conventions decided (sign, encoding)
 
 
 @dataclass(frozen=True)
@@ -234,6 +249,7 @@ class _Profile:
 class _Config:
     profiles: tuple[_Profile, ...]
     synonyms: Mapping[str, Mapping[str, tuple[str, ...]]]  # language → role → normalised names
+    name_roles: Mapping[str, str]  # normalised name → its role in any language
     preamble: Mapping[str, tuple[str, ...]]
     pending: tuple[str, ...]
     debit: tuple[str, ...]
@@ -251,7 +267,8 @@ class _Header:
     quote: str = '"'
     profile: _Profile | None = None
     mapping: ColumnMapping | None = None
-    kind: Literal["profile", "mapped", "generic", "guess"] = "guess"
+    kind: Literal["profile", "mapped", "generic", "content", "guess"] = "guess"
+    reading: columns.Reading | None = None  # how a layout read by content was read
 
 
 @dataclass(frozen=True)
@@ -273,12 +290,13 @@ _T = TypeVar("_T")
 def sniff(head: bytes) -> bool:
     """Whether ``head`` (the first bytes of a file) is delimited text with a header row, or in
     a known layout that leaves the header out."""
+    head = encodings.text_head(head)
     body = head.removeprefix(codecs.BOM_UTF8).lstrip()
-    if not body or b"\x00" in head or body.startswith(_NOT_CSV):
+    if not body or _binary(head) or body.startswith(_NOT_CSV):
         return False
     if b"<OFX>" in head.upper() or _MT940_TAG.search(head):
         return False
-    text = _decode_head(head)
+    text = _decode_head(head).replace("\x00", "")
     return _find_header(text, None) is not None or _guess_header(text) is not None
 
 
@@ -304,6 +322,7 @@ def stream(path: Path, mapping: ColumnMapping | None = None) -> ParsedFile:
         raise UnreadableFile(_needs_mapping(header.names))
     chosen = _settle(path, layout, header.mapping)
     parsed = ParsedFile(format=_format_name(header, chosen))
+    parsed.notes.extend(_notes(layout, chosen))
     dates = _DateReader(chosen.date, chosen.date_formats, chosen.day_first)
     _fill_file_values(parsed, layout, chosen, dates)
     parsed.expected_rows = max(_count_lines(path) - (header.line or 0), 0)
@@ -316,7 +335,15 @@ def _stream_rows(
 ) -> Iterator[ParsedRow]:
     rows = _RowReader(mapping, layout.header.names, layout.encoding, _config(), dates)
     newest: date | None = None
+    held: list[ParsedRow] = []  # the last record's rows, until the next shows it is whole
     for line, cells in _data_records(path, layout, rows.reads):
+        if held and isinstance(cells, list) and (more := rows.continuation(cells)):
+            for row in held:  # a second line of the row above: its details, its kind
+                row.description = f"{row.description} {more}"
+                row.payment_kind = row.payment_kind or payment_kinds.from_text(more)
+            continue
+        yield from held
+        held.clear()
         try:
             if isinstance(cells, csv.Error):
                 raise ValueError(str(cells))
@@ -330,8 +357,49 @@ def _stream_rows(
                 continue
             if item.date is not None and (newest is None or item.date > newest):
                 newest = item.date
-            yield item
+            held.append(item)
+    yield from held
     _preamble_balances(parsed, layout, mapping, newest)
+
+
+def _notes(layout: _Layout, mapping: ColumnMapping) -> list[str]:
+    """How the file was read, in sentences for the report: its encoding when not UTF-8, the
+    reading of each column when read by content, the sign convention."""
+    notes = []
+    if layout.encoding not in ("utf-8", "utf-8-sig"):
+        notes.append(f"text read as {encodings.name(layout.encoding)}")
+    reading = layout.header.reading
+    if reading is not None:
+        if layout.header.line is None:
+            notes.append("no header row: columns read by what they hold")
+        notes.extend(r.sentence() for r in reading.readings)
+        notes.extend(reading.notes)
+    elif mapping.sign == "spend_positive":
+        notes.append("amounts read as card spend: positive = money out")
+    elif mapping.sign == "debit_credit":
+        notes.append("amounts read from a debit and a credit column: money out, money in")
+    if not mapping.date_formats and mapping.day_first is not None and _decided_by_file(layout):
+        notes.extend(_date_order_note(layout, mapping))
+    return notes
+
+
+def _date_order_note(layout: _Layout, mapping: ColumnMapping) -> list[str]:
+    """How the day/month order was decided, from the dates at the start of the file."""
+    header = layout.header
+    at = _index(header.names).get(_norm(mapping.date))
+    records = _head_records(layout.head, header.delimiter, header.quote)[header.skip :]
+    cells = [c[at] for _, c in records if at is not None and at < len(c) and c[at].strip()]
+    if not cells or all(_YEAR_FIRST.match(c) for c in cells):
+        return []  # year first: no order to decide
+    order = "day before month" if mapping.day_first else "month before day"
+    if any(_day_first(c) is not None for c in cells):
+        return [f"dates read {order}, decided across the column"]
+    return [f"dates read {order}: no date shows the order, so the file's delimiter decides"]
+
+
+def _decided_by_file(layout: _Layout) -> bool:
+    """Whether the layout's conventions were decided from the file (not given by a profile)."""
+    return layout.header.kind in ("generic", "content")
 
 
 def _count_lines(path: Path) -> int:
@@ -395,6 +463,8 @@ def inspect(path: Path) -> CsvLayout:
         rows=tuple(islice((row for row in sample if any(row)), SAMPLE_ROWS)),
         profile=header.profile.name if header.profile else None,
         mapping=mapping,
+        readings=header.reading.readings if header.reading else (),
+        notes=tuple(_notes(layout, mapping)) if mapping else (),
     )
 
 
@@ -428,9 +498,15 @@ def _config() -> _Config:
         for language, table in data["synonyms"].items()
     }
     values = data["values"]
+    name_roles: dict[str, str] = {}
+    for role in ROLES:
+        for table in synonyms.values():
+            for name in table.get(role, ()):
+                name_roles.setdefault(name, role)
     return _Config(
         profiles=tuple(_profile(key, table) for key, table in data["profiles"].items()),
         synonyms=synonyms,
+        name_roles=name_roles,
         preamble=_preamble_keys(data["preamble"]),
         pending=tuple(values["pending"]),
         debit=tuple(values["debit"]),
@@ -560,7 +636,8 @@ def _generic_mapping(names: tuple[str, ...], config: _Config) -> ColumnMapping |
 
 
 def _detect_encoding(path: Path) -> str:
-    """UTF-8 (with or without BOM) whenever the bytes say so, else Windows-1252 or Latin-1.
+    """UTF-8 (with or without BOM) or UTF-16 whenever the bytes say so; else the single-byte
+    code page charset-normalizer finds likeliest whose text reads as a transaction list.
 
     A file that is UTF-8 apart from a few damaged bytes stays UTF-8: those rows are reported.
     """
@@ -569,8 +646,11 @@ def _detect_encoding(path: Path) -> str:
     sample = bytearray()
     try:
         with path.open("rb") as handle:
-            if handle.read(3) == codecs.BOM_UTF8:
+            start = handle.read(512)
+            if start.startswith(codecs.BOM_UTF8):
                 return "utf-8-sig"
+            if found := encodings.utf16(start):
+                return found
             handle.seek(0)
             for chunk in iter(lambda: handle.read(1 << 20), b""):
                 text = decoder.decode(chunk)
@@ -586,11 +666,30 @@ def _detect_encoding(path: Path) -> str:
         raise UnreadableFile(f"cannot open ({exc.strerror})") from exc
     if invalid == 0 or valid > invalid:
         return "utf-8"
-    best = charset_normalizer.from_bytes(bytes(sample), cp_isolation=["cp1252", "latin_1"]).best()
-    if best is None or best.encoding != "cp1252":
+    head = _read_head(path)
+    for encoding in encodings.candidates(bytes(sample)):
+        try:
+            text = head.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if _C1.search(text) is None and _find_header(text.replace("\x00", ""), None):
+            return _plain(encoding, bytes(sample))
+    return _plain("cp1252", bytes(sample))
+
+
+def _binary(head: bytes) -> bool:
+    """Control bytes (NUL and the like, not tabs or line ends) in more than 1 byte in 50: no
+    text export, though one stray NUL is a damaged row."""
+    controls = sum(head.count(bytes([b])) for b in _CONTROL_BYTES)
+    return controls * 50 > len(head)
+
+
+def _plain(encoding: str, sample: bytes) -> str:
+    """Windows-1252 and Latin-1 decode bytes outside 0x80–0x9F alike; without such bytes the
+    file is called Latin-1, as it always was."""
+    if codecs.lookup(encoding).name == "cp1252" and not any(0x80 <= b <= 0x9F for b in sample):
         return "latin-1"
-    # Both decode bytes outside 0x80–0x9F alike; the file then is plain Latin-1.
-    return "cp1252" if any(0x80 <= b <= 0x9F for b in sample) else "latin-1"
+    return encoding
 
 
 def _decode_head(head: bytes) -> str:
@@ -712,7 +811,81 @@ def _find_header(text: str, mapping: ColumnMapping | None) -> _Header | None:
                 rank = None
             if rank and (best_rank is None or (*rank, -line) > best_rank):
                 best, best_rank = found, (*rank, -line)
-    return best or (_match_headerless(text, config) if mapping is None else None)
+    if best or mapping is not None:
+        return best
+    return _match_headerless(text, config) or _content_header(text, config)
+
+
+def _content_header(text: str, config: _Config) -> _Header | None:
+    """A layout read by what its columns hold: the most common width among the first records
+    is the data; a record of names just above it, when there is one, is the header.
+
+    Every delimiter is tried; more rows read, then more columns, win.
+    """
+    best: _Header | None = None
+    best_rank: tuple[int, int] | None = None
+    for delimiter in DELIMITERS:
+        records = _head_records(text, delimiter)
+        filled = [
+            (i, cells)
+            for i, (_, cells) in enumerate(records)
+            if sum(bool(c.strip()) for c in cells) >= 2
+        ]
+        if not filled:
+            continue
+        width, _ = Counter(len(cells) for _, cells in filled).most_common(1)[0]
+        if width < 3:
+            continue
+        block = [(i, cells) for i, cells in filled if len(cells) == width]
+        first, first_cells = block[0]
+        named = _names_row(first_cells)
+        data = [cells for _, cells in (block[1:] if named else block)]
+        if not data:
+            continue
+        names = (
+            _header_names(first_cells)
+            if named
+            else tuple(f"column {n}" for n in range(1, width + 1))
+        )
+        reading = columns.read(
+            names,
+            data[:CONTENT_ROWS],
+            lambda name: config.name_roles.get(_norm(name)),
+            payment_kinds.from_word,
+            frozenset(config.debit) | frozenset(config.credit),
+            _card_credit,
+            payment_kinds.names_a_card,
+        )
+        if reading is None:
+            continue
+        rank = (len(data), width)
+        if best_rank is not None and rank <= best_rank:
+            continue
+        mapping = replace(ColumnMapping.from_roles(reading.roles), sign=reading.sign)  # type: ignore[arg-type]
+        best_rank = rank
+        best = _Header(
+            delimiter,
+            names,
+            first + 1 if named else first,
+            records[first][0] if named else None,
+            mapping=mapping,
+            kind="content",
+            reading=reading,
+        )
+    return best
+
+
+def _names_row(cells: Sequence[str]) -> bool:
+    """Whether a record is a header: two or more names, none a date or an amount."""
+    filled = [c.strip() for c in cells if c.strip()]
+    return len(filled) >= 2 and all(
+        _LETTER.search(c) and columns.read_as_value(c) is None for c in filled
+    )
+
+
+def _card_credit(text: str) -> bool:
+    """Whether a row's text says it pays a card off or refunds a purchase."""
+    return payment_kinds.is_card_credit(text)
 
 
 def _match_headerless(text: str, config: _Config) -> _Header | None:
@@ -773,9 +946,10 @@ def _layout(path: Path, mapping: ColumnMapping | None) -> _Layout:
     raw = _read_head(path)
     if not raw.strip():
         raise UnreadableFile("the file is empty")
-    if b"\x00" in raw:
-        raise UnreadableFile("not a text file (it holds NUL bytes)")
-    head = raw.decode(encoding, errors="replace")
+    head = raw.decode(encoding, errors="replace").lstrip("\ufeff")
+    if not encoding.startswith("utf-16") and _binary(raw):
+        raise UnreadableFile("not a text file (it holds control bytes and NULs)")
+    head = head.replace("\x00", "")  # a NUL is reported for its row, not for the header
     header = _find_header(head, mapping) or _guess_header(head)
     if header is None:
         raise UnreadableFile("no header row with named columns found")
@@ -790,8 +964,27 @@ def _layout(path: Path, mapping: ColumnMapping | None) -> _Layout:
     if promised and encoding != "utf-8-sig" and _codec(promised) != _codec(encoding):
         encoding = promised
         head = raw.decode(encoding, errors="replace")
-    above = _head_records(head, header.delimiter, header.quote)[: max(header.skip - 1, 0)]
+    if header.kind == "generic" and header.mapping is not None:
+        header = replace(header, mapping=_card_sign(header, head))
+    preamble_end = header.skip - 1 if header.line is not None else header.skip
+    above = _head_records(head, header.delimiter, header.quote)[: max(preamble_end, 0)]
     return _Layout(encoding, header, tuple(cells for _, cells in above), head)
+
+
+def _card_sign(header: _Header, head: str) -> ColumnMapping:
+    """A layout named by synonyms whose amounts are all positive and whose columns name a card
+    prints the card's spend as positive, as the content reading decides it."""
+    mapping = header.mapping
+    assert mapping is not None
+    if mapping.sign != "signed" or not any(map(payment_kinds.names_a_card, header.names)):
+        return mapping
+    at = _index(header.names).get(_norm(str(mapping.amount)))
+    records = _head_records(head, header.delimiter, header.quote)[header.skip :]
+    values = [columns.amount_value(c[at]) for _, c in records if at is not None and at < len(c)]
+    values = [v for v in values if v is not None]
+    if values and all(v > 0 for v in values):
+        return replace(mapping, sign="spend_positive")
+    return mapping
 
 
 def _codec(encoding: str) -> str:
@@ -842,6 +1035,7 @@ def _fill_file_values(
     if profile:
         parsed.currency = parsed.currency or profile.currency
         parsed.bank_name = parsed.bank_name or profile.bank_name
+    parsed.currency = parsed.currency or mapping.cell_currency
 
 
 def _period(text: str, keys: Iterable[str], dates: _DateReader) -> tuple[date, date] | None:
@@ -893,6 +1087,7 @@ def _settle(path: Path, layout: _Layout, mapping: ColumnMapping) -> ColumnMappin
     money_at = [index[_norm(c)] for c in money if c and _norm(c) in index]
     orders: Counter[bool] = Counter()
     decimals: Counter[str] = Counter()
+    marks: Counter[str | None] = Counter()  # the currency each amount is marked with
     for _, cells in _data_records(path, layout):
         if isinstance(cells, csv.Error):
             continue
@@ -904,12 +1099,22 @@ def _settle(path: Path, layout: _Layout, mapping: ColumnMapping) -> ColumnMappin
             for at in money_at:
                 if at < len(cells) and (mark := _decimal_mark(cells[at])):
                     decimals[mark] += 1
+                    marks[_cell_currency(cells[at])] += 1
     comma_country = layout.header.delimiter != ","
     decimal = mapping.decimal or _majority(decimals, "," if comma_country else ".")
+    # Amounts all marked with one currency ("-123,45 €") say the file's currency.
+    marked = next(iter(marks)) if len(marks) == 1 and not mapping.currency else None
+    mapping = replace(mapping, cell_currency=marked)
     if not needs_dates:
         return replace(mapping, decimal=decimal)
     day_first = _majority(orders, comma_country or decimal == ",")
     return replace(mapping, decimal=decimal, day_first=day_first)
+
+
+def _cell_currency(raw: str) -> str | None:
+    """The ISO code a money cell is marked with ("€", "EUR", "£"), if any ("$" is several)."""
+    found = _CELL_CURRENCY.search(raw)
+    return _currency_code(found[0]) if found else None
 
 
 def _majority(votes: Counter[_T], default: _T) -> _T:
@@ -1007,10 +1212,17 @@ class _NumberReader:
 
     def read(self, raw: str, column: str) -> Decimal:
         text = raw.strip()
-        if self._plain.fullmatch(text):  # the common case, without the general pattern
+        if self._plain.fullmatch(text) and len(text) < 16:  # the common case, quickly
             value = Decimal(text.replace(self._decimal, ".")).quantize(CENT)
             return value or abs(value)
         text = text.translate(_SPACES)
+        marked = _CR_DR.fullmatch(text)
+        if marked:  # "12.50 DR", "1,100.00 CR": the mark says which way
+            value = abs(self._read(marked["number"], raw, column))
+            return -value if marked["mark"].upper() == "DR" else value
+        return self._read(text, raw, column)
+
+    def _read(self, text: str, raw: str, column: str) -> Decimal:
         negative = text.startswith("(") and text.endswith(")")
         match = _AMOUNT.fullmatch(text[1:-1].strip() if negative else text)
         signs = (
@@ -1037,7 +1249,10 @@ class _NumberReader:
                 raise ValueError(f"{column} {raw!r}: {name} may only separate thousands")
         if len(fraction.rstrip("0")) > 2:
             raise ValueError(f"{column} {raw!r} has more than two decimal places")
-        return Decimal(f"{_NOT_DIGITS.sub('', whole)}.{fraction or '0'}").quantize(CENT)
+        digits = _NOT_DIGITS.sub("", whole).lstrip("0")
+        if len(digits) > 15:
+            raise ValueError(f"{column} {raw.strip()} is beyond what any account holds")
+        return Decimal(f"{digits or '0'}.{fraction or '0'}").quantize(CENT)
 
 
 @lru_cache(maxsize=256)
@@ -1048,6 +1263,10 @@ def _currency_code(raw: str) -> str | None:
 
 def _cell(cells: list[str], at: int | None) -> str:
     return cells[at].strip() if at is not None and at < len(cells) else ""
+
+
+def _first_text(cells: list[str]) -> str:
+    return next((c.strip() for c in cells if _LETTER.search(c)), "")
 
 
 class _RowReader:
@@ -1069,7 +1288,7 @@ class _RowReader:
 
         self._m = mapping
         self._width = len(names)
-        self._encoding = ENCODING_NAMES.get(encoding, "Latin-1")
+        self._encoding = encodings.name(encoding)
         self._at = {role: at(getattr(mapping, role)) for role in ROLES if role != "description"}
         self._present = [(role, i) for role, i in self._at.items() if i is not None]
         self._blank = dict.fromkeys(self._at, "")
@@ -1089,6 +1308,22 @@ class _RowReader:
             **dict.fromkeys(mapping.closing_balance_types, "closing_balance"),
         }
         self._reads_status = self._at["status"] is not None
+        self._reads_type = self._at["payment_type"] is not None
+        money = [mapping.debit, mapping.credit] if mapping.sign == "debit_credit" else []
+        self._money_at = [i for i in map(at, [mapping.amount, *money]) if i is not None]
+        self._date_at = at(mapping.date)
+
+    def continuation(self, cells: list[str]) -> str | None:
+        """The text of a record that continues the row above it (no date, no money, only
+        text: a second line of details), else None."""
+        if self._date_at is None or _cell(cells, self._date_at):
+            return None
+        if any(_cell(cells, at) for at in self._money_at):
+            return None
+        text = " ".join(c.strip() for c in cells if c.strip())
+        if not text or payment_kinds.is_summary(text) or not _LETTER.search(text):
+            return None
+        return text
 
     def reads(self, cells: list[str]) -> bool:
         """Whether ``cells`` read as a row (or a balance or summary line)."""
@@ -1104,8 +1339,11 @@ class _RowReader:
             raise ValueError("more values than columns")
         if len(cells) < self._reach:
             raise ValueError(f"fewer values than columns ({len(cells)} of {self._width})")
-        if "\ufffd" in "\t".join(cells):
+        joined = "\t".join(cells)
+        if "\ufffd" in joined:
             raise ValueError(f"text is not valid {self._encoding}")
+        if "\x00" in joined:
+            raise ValueError("the line holds a NUL byte (\\0), which no bank export writes")
         m = self._m
         values = self._blank.copy()  # every present column is within reach, checked above
         values.update(zip(self._roles, map(str.strip, self._take(cells)), strict=True))
@@ -1119,6 +1357,8 @@ class _RowReader:
         else:
             description = " ".join(filter(None, (_cell(cells, at) for at in self._description)))
         text = description or (values["merchant"] if m.describe_by_merchant else "")
+        if not values["date"] and payment_kinds.is_summary(text or _first_text(cells)):
+            return []  # a total line under the rows
         missing = self._missing(values)
         if not text:
             missing.append(" + ".join(m.description) or "description")
@@ -1132,6 +1372,13 @@ class _RowReader:
                 raise
             when = None  # not booked yet: counted as pending, lands once booked
         amount = self._amount(values)
+        stated = payment_kinds.balance_text(text) if when is not None else None
+        if stated is not None:  # "Saldo Anterior", "Opening balance" printed as a row
+            return [
+                BalanceFact(
+                    stated, amount, self._currency(values["currency"]), when, f"line {line}"
+                )
+            ]
         balance = self._optional(values["balance"], m.balance)
         before = self._optional(values["balance_before"], m.balance_before)
         if balance is None and before is not None:
@@ -1153,6 +1400,7 @@ class _RowReader:
             balance=None if fee else balance,
             transaction_id=values["transaction_id"] or None,
             pending=pending,
+            payment_kind=self._kind(values["payment_type"]),
         )
         if not fee:
             return [row]
@@ -1167,6 +1415,11 @@ class _RowReader:
             transaction_id=f"{row.transaction_id}-fee" if row.transaction_id else None,
         )
         return [row, fee_row]
+
+    def _kind(self, raw: str) -> str | None:
+        if not (self._reads_type and raw):
+            return None
+        return payment_kinds.from_word(raw) or payment_kinds.from_text(raw)
 
     def _balance_fact(self, name: str, values: Mapping[str, str], line: int) -> BalanceFact:
         if missing := self._missing(values):
@@ -1219,3 +1472,36 @@ class _RowReader:
                 )
             amount = -abs(amount) if way in self._debit else abs(amount)
         return amount or abs(amount)  # never "-0.00"
+
+
+def layout_key(path: Path) -> str | None:
+    """What identifies a file's layout for a reading chosen by hand: its delimiter and its
+    column names (or, without a header, its column count); None when no columns are found."""
+    try:
+        encoding = _detect_encoding(path)
+        head = _read_head(path).decode(encoding, errors="replace").replace("\x00", "")
+    except (OSError, UnreadableFile):
+        return None
+    header = _find_header(head, None) or _guess_header(head)
+    if header is None:
+        return None
+    shape = (
+        "|".join(_norm(n) for n in header.names)
+        if header.line is not None
+        else f"{len(header.names)} columns without a header"
+    )
+    return hashlib.sha256(f"{header.delimiter}\n{shape}".encode()).hexdigest()[:24]
+
+
+def mapping_as_data(mapping: ColumnMapping) -> dict[str, object]:
+    """A mapping as JSON-ready data (lists for tuples), for a reading remembered by layout."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(mapping).items()}
+
+
+def mapping_from_data(data: Mapping[str, object]) -> ColumnMapping:
+    """The mapping ``mapping_as_data`` wrote; ValueError when it is not one."""
+    fields = {f.name for f in dataclass_fields(ColumnMapping)}
+    if not isinstance(data, Mapping) or set(data) - fields:
+        raise ValueError("not a column mapping")
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+    return ColumnMapping(**values)  # type: ignore[arg-type]

@@ -1,7 +1,10 @@
-"""ISO 20022 camt.053 bank-to-customer statements, any version from 001.02 on, read with lxml.
+"""ISO 20022 cash-management messages, any version from 001.02 on, read with lxml: camt.053
+statements, camt.052 account reports (intraday) and camt.054 debit/credit notifications.
 
-Element names have stayed stable across versions; where they moved (entry status, related
-parties) both forms are read. Namespaces are matched by their ``camt.053`` part only.
+The three share their account, balance and entry elements; only the element that holds an
+account's entries differs (``Stmt``, ``Rpt``, ``Ntfctn``). Element names have stayed stable
+across versions; where they moved (entry status, related parties) both forms are read.
+Namespaces are matched by their ``camt.05x`` part only.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from elastic.ingest import payment_kinds
 from elastic.ingest.parsed import (
     AccountValues,
     BalanceFact,
@@ -28,8 +32,13 @@ from elastic.ingest.parsed import (
 from elastic.model.records import IngestProblem
 
 FORMAT = "camt.053"
-
-_SIGNATURE = re.compile(rb"camt\.053\.\d{3}\.\d{2}")
+# Message → (its document element, the element holding one account's entries).
+_MESSAGES = {
+    "camt.052": ("BkToCstmrAcctRpt", "Rpt"),
+    "camt.053": ("BkToCstmrStmt", "Stmt"),
+    "camt.054": ("BkToCstmrDbtCdtNtfctn", "Ntfctn"),
+}
+_SIGNATURE = re.compile(rb"camt\.05[234]\.\d{3}\.\d{2}")
 _BALANCES = {"OPBD": "opening_balance", "CLBD": "closing_balance", "CLAV": "available_balance"}
 _NOT_PROVIDED = "NOTPROVIDED"
 # Entity expansion and network access are never needed for a statement and are unsafe.
@@ -37,14 +46,16 @@ _XML_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, remove_co
 
 
 def sniff(head: bytes) -> bool:
-    """An XML document that names a camt.053 message (its namespace or schema location)."""
+    """An XML document that names a camt.052, .053 or .054 message (namespace or schema)."""
     return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<") and bool(_SIGNATURE.search(head))
 
 
 def read(path: Path) -> ParsedFile:
-    """One row per entry (``Ntry``) of every statement (``Stmt``), in file order."""
-    statements = _statements(path)
-    parsed = ParsedFile(format=FORMAT)
+    """One row per entry (``Ntry``) of every statement, report or notification, in file order.
+
+    An entry whose status is not booked (``PDNG``, ``INFO``) is pending: counted, not landed."""
+    message, statements = _statements(path)
+    parsed = ParsedFile(format=message)
     accounts: list[AccountValues] = []
     periods: list[tuple[date, date] | None] = []
     balances: list[BalanceFact] = []
@@ -54,11 +65,12 @@ def read(path: Path) -> ParsedFile:
         accounts.append(account)
         periods.append(_period(stmt))
         balances.extend(_balances(stmt, number, account, path.name, parsed.problems))
+        sent = None if message == FORMAT else _created(stmt)
         for ntry in stmt.iterfind("{*}Ntry"):
             entry += 1
             location = f"entry {entry}"
             try:
-                parsed.rows.append(_row(ntry, account, location))
+                parsed.rows.append(_row(ntry, account, location, sent))
             except ValueError as exc:
                 parsed.problems.append(IngestProblem(path.name, location, str(exc)))
     parsed.rows = drop_shared_ids(parsed.rows)
@@ -66,7 +78,8 @@ def read(path: Path) -> ParsedFile:
     return parsed
 
 
-def _statements(path: Path) -> list[etree._Element]:
+def _statements(path: Path) -> tuple[str, list[etree._Element]]:
+    """The message type and the elements that each hold one account's entries."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -75,19 +88,21 @@ def _statements(path: Path) -> list[etree._Element]:
         root = etree.fromstring(raw, _XML_PARSER)
     except etree.XMLSyntaxError as exc:
         raise UnreadableFile(f"not well-formed XML ({exc})") from exc
-    statements = [
-        stmt
-        for stmt in root.iter("{*}Stmt")
-        if "camt.053" in (etree.QName(stmt).namespace or "")
-        and etree.QName(stmt.getparent()).localname == "BkToCstmrStmt"
-    ]
-    if not statements:
-        found = etree.QName(root)
-        raise UnreadableFile(
-            f"no camt.053 statement (Stmt) found; the document is <{found.localname}> "
-            f"in namespace {found.namespace or 'none'}"
-        )
-    return statements
+    for message, (document, part) in _MESSAGES.items():
+        statements = [
+            stmt
+            for stmt in root.iter(f"{{*}}{part}")
+            if message in (etree.QName(stmt).namespace or "")
+            and etree.QName(stmt.getparent()).localname == document
+        ]
+        if statements:
+            return message, statements
+    found = etree.QName(root)
+    raise UnreadableFile(
+        f"no camt.052 report (Rpt), camt.053 statement (Stmt) or camt.054 notification "
+        f"(Ntfctn) found; the document is <{found.localname}> in namespace "
+        f"{found.namespace or 'none'}"
+    )
 
 
 def _account(stmt: etree._Element) -> AccountValues:
@@ -131,6 +146,14 @@ def _balances(
     return facts
 
 
+def _created(stmt: etree._Element) -> date | None:
+    """When a report or notification was made (its ``CreDtTm``), or None."""
+    try:
+        return _iso_date(_text(stmt, "CreDtTm"))
+    except ValueError:
+        return None
+
+
 def _period(stmt: etree._Element) -> tuple[date, date] | None:
     span = stmt.find("{*}FrToDt")
     if span is None:
@@ -142,19 +165,24 @@ def _period(stmt: etree._Element) -> tuple[date, date] | None:
     return (start, end) if start and end else None
 
 
-def _row(ntry: etree._Element, account: AccountValues, location: str) -> ParsedRow:
+def _row(
+    ntry: etree._Element, account: AccountValues, location: str, sent: date | None = None
+) -> ParsedRow:
+    """One entry; ``sent`` is when a report or notification was made, the date of an entry
+    that states neither its booking nor its value date (a statement's entries always do)."""
     amount, currency = _amount(ntry, account)
-    booked = _date(ntry.find("{*}BookgDt")) or _date(ntry.find("{*}ValDt"))
+    booked = _date(ntry.find("{*}BookgDt")) or _date(ntry.find("{*}ValDt")) or sent
     if booked is None:
         raise ValueError("no booking date (BookgDt) or value date (ValDt)")
     status = _text(ntry, "Sts/Cd") or _text(ntry, "Sts")
     details = ntry.findall("{*}NtryDtls/{*}TxDtls")
     merchant = shared_value(_counterparty(tx, debit=amount < 0) for tx in details)
+    description = _description(ntry, details) or merchant or _bank_code(ntry)
     return ParsedRow(
         location=location,
         date=booked,
         amount=amount,
-        description=_description(ntry, details) or merchant or _bank_code(ntry),
+        description=description,
         currency=currency,
         merchant=merchant,
         account_no=account.account_no,
@@ -162,6 +190,8 @@ def _row(ntry: etree._Element, account: AccountValues, location: str) -> ParsedR
         bank_name=account.bank_name,
         transaction_id=_reference(ntry, details),
         pending=status is not None and status.upper() != "BOOK",
+        payment_kind=payment_kinds.from_iso(_bank_code(ntry))
+        or payment_kinds.from_text(description),
     )
 
 

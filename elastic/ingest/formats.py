@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from elastic.ingest import bank_csv, camt053, mt940, ofx
+from elastic.ingest import bank_csv, camt053, mt940, ofx, qif, sheets
 from elastic.ingest.parsed import ParsedFile, UnreadableFile
 
 HEAD_BYTES = 4096
@@ -22,8 +22,10 @@ class Format:
 # Most specific first: a CSV sniffer accepts almost any text.
 EXPORT_FORMATS = (
     Format("ofx", ofx.sniff, ofx.read),
-    Format("camt.053", camt053.sniff, camt053.read),
+    Format("camt", camt053.sniff, camt053.read),
     Format("mt940", mt940.sniff, mt940.read),
+    Format("qif", qif.sniff, qif.read),
+    Format("spreadsheet", sheets.sniff, sheets.read),
     Format("csv", bank_csv.sniff, bank_csv.stream),  # rows read as they are landed
 )
 
@@ -48,6 +50,6 @@ def detect(path: Path) -> Format | None:
         if fmt.sniff(head):
             return fmt
     raise UnreadableFile(
-        "not a format FinSync reads: expected a bank CSV export, OFX/QFX, CAMT.053, MT940 "
-        "or a statement PDF"
+        "not a format FinSync reads: expected a bank export (CSV, XLS, XLSX or ODS), OFX/QFX, "
+        "QIF, CAMT.052/053/054, MT940/MT942 or a statement PDF"
     )

@@ -6,6 +6,7 @@ every format: values the file lacks, merchant and category, ids, transfers, fact
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import logging
@@ -25,7 +26,7 @@ import numpy as np
 
 from elastic.backend import CategoryMemory, SearchBackend, WriteCounts
 from elastic.errors import BackendError, FinSyncError
-from elastic.ingest import bank_csv
+from elastic.ingest import bank_csv, payment_kinds
 from elastic.ingest.cleaning import (
     Categoriser,
     PairCandidate,
@@ -189,7 +190,7 @@ class _Cleaner:
         self._given_ids: set[str] = set()  # a file's own transaction_ids seen so far
         self._merchant = lru_cache(maxsize=LOOKUP_CACHE)(self._find_merchant)
         self._category = lru_cache(maxsize=LOOKUP_CACHE)(self._find_category)
-        self._description = lru_cache(maxsize=LOOKUP_CACHE)(_collapse)
+        self._description = lru_cache(maxsize=LOOKUP_CACHE)(_described)
 
     def _find_merchant(self, given: str | None, description: str) -> tuple[str, bool]:
         """The merchant, and whether it was inferred from the descriptor."""
@@ -215,7 +216,7 @@ class _Cleaner:
         )
 
     def transaction(self, row: ParsedRow) -> Transaction:
-        description = self._description(row.description)
+        description, kind = self._description(row.description)
         if not description:
             raise ValueError("missing value for description")
         _check_bounds(row)
@@ -256,6 +257,7 @@ class _Cleaner:
             category_inferred=category_inferred,
             page=row.page,
             box=row.box,
+            payment_kind=row.payment_kind or kind,
         )
 
 
@@ -264,6 +266,11 @@ def _collapse(text: str) -> str:
 
 
 _visible_name = lru_cache(maxsize=LOOKUP_CACHE)(visible)
+
+
+def _described(text: str) -> tuple[str, str]:
+    """A descriptor collapsed, and the payment kind its first words name ("" when none)."""
+    return _collapse(text), payment_kinds.from_text(text) or ""
 
 
 @lru_cache(maxsize=256)
@@ -655,6 +662,7 @@ def land_parsed(
         raise
     writer.finish()
     resolved, report.assumed = account.resolve()
+    report.notes = list(parsed.notes)
     report.problems.extend([*parsed.problems, *bad, *writer.failures])
     if given_ids is not None:
         report.problems.extend(given_ids.problems)
@@ -694,6 +702,7 @@ class FilePreview:
     pending: int
     assumed: list[str]
     problems: list[IngestProblem]
+    notes: list[str] = dataclasses.field(default_factory=list)  # how it is read: columns, signs
 
 
 def preview_export(
@@ -724,7 +733,9 @@ def preview_export(
             except ValueError as exc:
                 problems.append(IngestProblem(source, row.location, str(exc)))
     _, assumed = account.resolve()
-    return FilePreview(parsed.format, rows, booked, pending, assumed, [*parsed.problems, *problems])
+    return FilePreview(
+        parsed.format, rows, booked, pending, assumed, [*parsed.problems, *problems], parsed.notes
+    )
 
 
 def _one_file_at_a_time(

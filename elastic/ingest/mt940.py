@@ -1,8 +1,16 @@
-"""SWIFT MT940 statements, read with the ``mt-940`` package.
+"""SWIFT MT940 statements and MT942 interim reports, read with the ``mt-940`` package.
 
 The package reads tags, amounts, dates and German ``?``-structured ``:86:`` details. This module
-decides the text encoding, removes the SWIFT message envelope, splits the file into statements
-and keeps physical line numbers so each row and balance says where it is.
+decides the text encoding (``encodings``: old code pages included), removes the SWIFT message
+envelope and control bytes, splits the file into statements and keeps physical line numbers so
+each row and balance says where it is. A ``:61:`` line that does not read (no transaction type
+code, an amount over SWIFT's 15 characters) is a problem for its own line and takes its ``:86:``
+with it; it never merges into the next entry. An ``:86:`` after a statement's closing balance is
+the bank's note on the statement, not an entry's details.
+
+MT942 interim reports (``:34F:`` floor limit, ``:13D:`` time, no opening balance) list entries
+booked during the day: they land like statement entries, and the statement that books them
+later adds nothing again (ids are the entry's content).
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from typing import Any
 
 import mt940
 
+from elastic.ingest import encodings, payment_kinds
 from elastic.ingest.parsed import (
     BalanceFact,
     ParsedFile,
@@ -28,11 +37,26 @@ from elastic.ingest.parsed import (
 from elastic.model.records import IngestProblem
 
 FORMAT = "mt940"
+INTERIM_FORMAT = "mt942"
 
 # The library's fixes, all on: RC signed as money out, ?31 (IBAN) kept out of the name,
 # the :61: customer reference kept when :86: has none, details of any length, BOM dropped.
 _OPTIONS = mt940.Options.all()
 _TAG_LINE = re.compile(r"^:(\d{2}[A-Z]?|NS):")
+# A :61: line SWIFT allows: value date, entry date, mark (C, D, RC, RD), a funds code, an amount
+# of at most 15 characters with its comma, and a transaction type (N/F/S and three characters).
+_ENTRY_LINE = re.compile(
+    r"^(\d{6})(\d{4})?(R?[CD])([A-Z])?([\d,]{1,15})(?<=[\d,])([NFS][A-Z0-9]{3})"
+)
+_ENTRY_AMOUNT = re.compile(r"^\d{6}(?:\d{4})?R?[CD][A-Z]?([\d,]+)")
+# Dialects: blanks where the entry date goes (":61:240312    DD212,39"), a space before the
+# type code ("D12,35 NRTI"). Read as the standard line they stand for.
+_BLANK_ENTRY_DATE = re.compile(r"^(\d{6}) {4}(?=R?[CD])")
+_SPACED_TYPE = re.compile(r"^(\d{6}(?:\d{4})?R?[CD][A-Z]?[\d,]{1,15}) +(?=[NFS][A-Z0-9]{3})")
+# An interim report's time (:13D:2408210442+0200); some banks write a letter before it.
+_REPORT_TIME = re.compile(r"^\d{10}(?:[+-]\d{4})?\s*$")
+_ZERO = re.compile(r"^\d{6}(?:\d{4})?R?[CD][A-Z]?0+(?:,0*)?[NFS]")
+_CLOSING_TAGS = ("62F", "62M", "62", "64", "65")
 # The SWIFT envelope: "{1:F01BANK…}{2:…}{4:" opens a message (its text may follow on the same
 # line), "-}" and "{5:…}" close it. No line of the statement itself starts with "{".
 _ENVELOPE_OPEN = re.compile(r"^(?:\{.*)?\{4:")
@@ -102,20 +126,84 @@ class _Block:
     def tag_lines(self, tag: str) -> list[int]:
         return [n for line, n in zip(self.lines, self.numbers, strict=True) if _is_tag(line, tag)]
 
+    @property
+    def interim(self) -> bool:
+        """An MT942 interim report: a floor limit or a time indication, no opening balance."""
+        tags = {m.group(1) for m in map(_TAG_LINE.match, self.lines) if m}
+        return bool(tags & {"34F", "13D", "13"}) and not tags & {"60F", "60M", "60"}
+
+    def checked(self, source: str, problems: list[IngestProblem], notes: list[int]) -> _Block:
+        """The block without the :61: entries that cannot be read (each a problem at its
+        line, its :86: dropped with it), without entries of 0.00 (balance notes some banks
+        print as entries; their lines go to ``notes``) and without statement notes after the
+        closing balance, so none is taken into the details of another entry."""
+        lines: list[str] = []
+        numbers: list[int] = []
+        dropping = False
+        after_closing = False
+        for line, number in zip(self.lines, self.numbers, strict=True):
+            tag = _TAG_LINE.match(line)
+            if tag:
+                code = tag.group(1)
+                if code == "61":
+                    after_closing = False
+                    value = _SPACED_TYPE.sub(r"\1", _BLANK_ENTRY_DATE.sub(r"\1", line[4:]))
+                    line = ":61:" + value
+                    reason = _unreadable_entry(value)
+                    if reason:
+                        problems.append(IngestProblem(source, f"line {number}", reason))
+                    elif _ZERO.match(value):
+                        notes.append(number)  # a 0.00 entry: the bank's note, not a payment
+                    dropping = reason is not None or _ZERO.match(value) is not None
+                elif code == "86":
+                    dropping = dropping or after_closing  # its entry's, or the bank's note
+                elif code in ("13", "13D") and not _REPORT_TIME.match(line[len(code) + 2 :]):
+                    dropping = True  # a report time written another way: only a time
+                else:
+                    dropping = False
+                    after_closing = code in _CLOSING_TAGS
+            if not dropping:
+                lines.append(line)
+                numbers.append(number)
+        return _Block(lines, numbers)
+
 
 def sniff(head: bytes) -> bool:
-    """A statement's reference (:20:), account (:25:) and opening balance (:60F:/:60M:)."""
-    text = head.decode("latin-1")
+    """A statement's reference (:20:), account (:25:) and opening balance (:60F:/:60M:), or
+    an interim report's floor limit (:34F:)."""
+    text = encodings.without_controls(encodings.text_head(head).decode("latin-1"))
     return all(
         re.search(pattern, text, re.MULTILINE)
-        for pattern in (r"^:20:", r"^:25[A-Z]?:", r"^:60[FM]?:")
+        for pattern in (r"^:20:", r"^:25[A-Z]?:", r"^:(?:60[FM]?|34F):")
     )
+
+
+def _unreadable_entry(value: str) -> str | None:
+    """Why a :61: value cannot be read, or None."""
+    if _ENTRY_LINE.match(value):
+        return None
+    amount = _ENTRY_AMOUNT.match(value)
+    if amount and len(amount.group(1)) > 15:
+        return f"cannot read :61:{value.strip()} (the amount is longer than 15 characters)"
+    if amount:
+        return f"cannot read :61:{value.strip()} (no transaction type code after the amount)"
+    return f"cannot read :61:{value.strip()}"
 
 
 def read(path: Path) -> ParsedFile:
     """Every statement in the file; rows are located by the line of their :61: tag."""
-    blocks = _blocks(path)
     parsed = ParsedFile(format=FORMAT)
+    zero: list[int] = []
+    blocks = [block.checked(path.name, parsed.problems, zero) for block in _blocks(path, parsed)]
+    if zero:
+        where = ", ".join(f"line {n}" for n in zero)
+        parsed.notes.append(f"entries of 0.00 read as the bank's notes, not payments ({where})")
+    if blocks and all(block.interim for block in blocks):
+        parsed.format = INTERIM_FORMAT
+        parsed.notes.append(
+            "interim report (MT942): its entries land now; the statement that books them "
+            "later adds nothing again"
+        )
     accounts: list[str | None] = []
     currencies: list[str | None] = []
     balances: list[BalanceFact] = []
@@ -136,7 +224,7 @@ def read(path: Path) -> ParsedFile:
         currencies.append(currency)
         balances.extend(_balances(transactions, block, account, path.name, parsed.problems))
         lines = block.tag_lines("61")
-        # Line numbers only when every :61: became one transaction, else entry numbers.
+        # Line numbers only when every :61: read became one transaction, else entry numbers.
         locations = (
             [f"line {n}" for n in lines]
             if len(lines) == len(transactions)
@@ -157,14 +245,17 @@ def read(path: Path) -> ParsedFile:
     return parsed
 
 
-def _blocks(path: Path) -> list[_Block]:
+def _blocks(path: Path, parsed: ParsedFile) -> list[_Block]:
     """The file split at each :20: (one statement each), envelope lines blanked."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise UnreadableFile(f"cannot open ({exc.strerror})") from exc
+    text, encoding = encodings.decode(raw, _reads_as_swift)
+    if encoding not in ("utf-8", "utf-8-sig") and not raw.isascii():
+        parsed.notes.append(f"text read as {encodings.name(encoding)}")
     blocks: list[_Block] = []
-    for number, line in enumerate(_decode(raw).splitlines(), start=1):
+    for number, line in enumerate(encodings.without_controls(text).splitlines(), start=1):
         line = _ENVELOPE_LINE.sub("", _ENVELOPE_OPEN.sub("", line.lstrip("\ufeff")))
         if _is_tag(line, "20"):
             blocks.append(_Block([], []))
@@ -176,18 +267,10 @@ def _blocks(path: Path) -> list[_Block]:
     return blocks
 
 
-def _decode(raw: bytes) -> str:
-    """UTF-8 when valid, else Windows-1252 (the usual charset of European bank exports).
-
-    The package's own fallback, code page 852, turns German umlauts into box-drawing
-    characters.
-    """
-    for encoding in ("utf-8", "cp1252"):
-        try:
-            return raw.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    return raw.decode("latin-1")
+def _reads_as_swift(text: str) -> bool:
+    """A decoding that leaves the text free of box-drawing and other symbols no bank prints
+    (the package's own fallback, code page 852, turns German umlauts into them)."""
+    return not any("\u2500" <= c <= "\u25ff" or c == "\ufffd" for c in text)
 
 
 def _row(
@@ -195,18 +278,29 @@ def _row(
 ) -> ParsedRow:
     if "unreadable" in data:
         raise ValueError(data["unreadable"])
-    # :86: text first; then the :61: supplementary details, then its transaction type code.
-    texts = ("purpose", "transaction_details", "posting_text", "extra_details", "id")
+    # :86: posting text and purpose first; then the :61: supplementary details, then its
+    # transaction type code.
+    posting, purpose = collapse(data.get("posting_text")), collapse(data.get("purpose"))
+    texts = [" ".join(dict.fromkeys(p for p in (posting, purpose) if p))]
+    texts += [collapse(data.get(key)) for key in ("transaction_details", "extra_details", "id")]
+    description = next(filter(None, texts), "")
     booked = data.get("entry_date") or data["date"]
+    kind = (
+        payment_kinds.from_gvc(data.get("transaction_code"))
+        or payment_kinds.from_text(posting)
+        or payment_kinds.from_swift(data.get("id"))
+        or payment_kinds.from_text(description)
+    )
     return ParsedRow(
         location=location,
         date=date(booked.year, booked.month, booked.day),
         amount=exact_cents(data["amount"].amount),
-        description=next(filter(None, (collapse(data.get(key)) for key in texts)), ""),
+        description=description,
         currency=currency,
         merchant=collapse(data.get("applicant_name")) or None,
         account_no=account,
         transaction_id=_reference(data),
+        payment_kind=kind,
     )
 
 

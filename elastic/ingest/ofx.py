@@ -26,6 +26,7 @@ from ofxparse.ofxparse import (
     soup_maker,
 )
 
+from elastic.ingest import payment_kinds
 from elastic.ingest.parsed import (
     AccountValues,
     BalanceFact,
@@ -215,17 +216,22 @@ def _row(trn: Tag, transaction: Transaction, account: AccountValues, location: s
     merchant = _text(payee.find("name")) if payee is not None else None
     currency = trn.find("currency", recursive=False)
     fallback = " ".join(filter(None, (transaction.type.upper(), transaction.checknum)))
+    description = _describe(name or merchant, collapse(transaction.memo)) or fallback
+    kind = payment_kinds.from_ofx(transaction.type)
+    if kind is None and (transaction.checknum or "").strip().isdigit():
+        kind = "cheque"
     return ParsedRow(
         location=location,
         date=_required_date(_text(trn.find("dtposted")), "DTPOSTED"),
         amount=exact_cents(Decimal(transaction.amount)),
-        description=_describe(name or merchant, collapse(transaction.memo)) or fallback,
+        description=description,
         currency=_currency(currency) or account.currency,
         merchant=merchant,
         account_no=account.account_no,
         account_name=account.account_name,
         bank_name=account.bank_name,
         transaction_id=transaction.id or None,
+        payment_kind=kind or payment_kinds.from_text(description),
     )
 
 

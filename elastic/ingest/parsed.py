@@ -37,6 +37,7 @@ class ParsedRow:
     balance: Decimal | None = None  # running balance after this row, when printed
     transaction_id: str | None = None  # the file's own stable id (FITID, AcctSvcrRef, …)
     pending: bool = False  # not yet booked; landing skips it and says so
+    payment_kind: str | None = None  # how the money moved: a key of payment_kinds.toml
     page: int | None = None  # statement PDFs: the page the row is printed on
     box: Box | None = None  # statement PDFs: where on that page
 
@@ -72,9 +73,14 @@ class ParsedFile:
     balances: list[BalanceFact] = field(default_factory=list)
     period: tuple[date, date] | None = None  # statement period, when the file states one
     expected_rows: int | None = None  # a streamed file's estimate, for progress; else len(rows)
+    # How the file was read, for the person importing: conventions decided (signs, dates,
+    # encoding), each column's reading with its evidence, parts of the file not read.
+    notes: list[str] = field(default_factory=list)
 
 
 CENT = Decimal("0.01")
+# Larger than any amount a statement holds, and small enough to quantize to cents exactly.
+LARGEST_AMOUNT = Decimal("1e15")
 
 
 class UnreadableFile(IngestError):
@@ -144,7 +150,12 @@ def drop_shared_ids(rows: list[ParsedRow]) -> list[ParsedRow]:
 
 
 def exact_cents(value: Decimal) -> Decimal:
-    """Exactly two decimals; an amount with more is refused rather than rounded."""
+    """Exactly two decimals; an amount with more is refused rather than rounded, and a value
+    no account can hold (NaN, Infinity, 1E+26) is refused with the reason (ValueError)."""
+    if not value.is_finite():
+        raise ValueError(f"amount {value} is not a number")
+    if abs(value) >= LARGEST_AMOUNT:
+        raise ValueError(f"amount {value} is beyond what any account holds")
     cents = value.quantize(CENT)
     if cents != value:
         raise ValueError(f"amount {value} has more than two decimals")

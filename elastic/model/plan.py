@@ -42,6 +42,19 @@ class GroupBy(StrEnum):
     currency = "currency"
 
 
+class PaymentKind(StrEnum):
+    """How money moved, as readers store it on each row (``elastic/ingest/payment_kinds``)."""
+
+    cheque = "cheque"
+    atm = "atm"
+    direct_debit = "direct_debit"
+    standing_order = "standing_order"
+    card = "card"
+    transfer = "transfer"
+    fee = "fee"
+    interest = "interest"
+
+
 class Interval(StrEnum):
     day = "day"
     week = "week"
@@ -98,6 +111,11 @@ class IntentPlan(BaseModel):
     accounts: list[str] = Field(default_factory=list, description="account names")
     categories: list[str] = Field(default_factory=list)
     merchants: list[str] = Field(default_factory=list)
+    payment_kinds: list[PaymentKind] = Field(
+        default_factory=list,
+        description="only money moved these ways: by cheque, at an ATM or as cash, by direct "
+        "debit, standing order, card, transfer, or as fees or interest",
+    )
     currency: str | None = Field(
         default=None, description="only amounts in this ISO 4217 currency (never added across)"
     )
@@ -176,5 +194,10 @@ class IntentPlan(BaseModel):
 
     @property
     def excludes_transfers(self) -> bool:
-        """Spend, income and net leave internal transfers out unless they were asked for."""
-        return self.direction is not Direction.any and TRANSFERS_CATEGORY not in self.categories
+        """Spend, income and net leave internal transfers out unless they were asked for (as a
+        category, or as the way the money moved)."""
+        return (
+            self.direction is not Direction.any
+            and TRANSFERS_CATEGORY not in self.categories
+            and PaymentKind.transfer not in self.payment_kinds
+        )

@@ -34,6 +34,7 @@ class Transaction:
     category_inferred: bool = False  # from rules, history or a model, not given by the file
     page: int | None = None  # statement PDFs: the page and box of the printed row
     box: Box | None = None
+    payment_kind: str = ""  # how the money moved (a PaymentKind value); "": not known
 
     @property
     def amount_cents(self) -> int:
@@ -63,6 +64,7 @@ class Transaction:
             "category_inferred": self.category_inferred,
             "page": self.page,
             "box": None if self.box is None else list(self.box),
+            "payment_kind": self.payment_kind,
         }
 
 
@@ -189,6 +191,7 @@ class IngestReport:
     format: str = ""  # the format detected from its content
     pending: int = 0  # rows the file marks as not booked yet; they do not land
     assumed: list[str] = field(default_factory=list)  # values the file lacked, and what was used
+    notes: list[str] = field(default_factory=list)  # how it was read: columns, signs, encoding
 
     def merge(self, other: IngestReport) -> None:
         self.indexed += other.indexed

@@ -4,6 +4,7 @@ so nothing in a plan can widen whose documents a query reads."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 
 from elastic.model.plan import (
     TRANSFERS_CATEGORY,
@@ -50,6 +51,9 @@ FACTS_SIZE = 50
 VOCABULARY_SIZE = 2000
 STATEMENTS_SIZE = 10_000  # statements listed on the Sources page
 CHUNKS_SIZE = 1000  # chunks of one statement
+MERCHANT_MEMORY = 10_000  # merchants whose categories an import remembers
+CATEGORIES_PER_MERCHANT = 20
+PAIR_PAGE = 5000  # rows an import reads at a time when it pairs transfers
 
 AMOUNT = Stats("amount_cents")
 
@@ -66,6 +70,7 @@ LISTING_SORTS: dict[SortOrder, tuple[SortKey, ...]] = {
 }
 FACT_SORT = (SortKey("as_of", descending=True), SortKey("fact_id"))
 CHUNK_SORT = (SortKey("page"), SortKey("chunk"))
+PAIR_SORT = (SortKey("date"), SortKey("transaction_id"))
 
 
 def _user(user_id: str) -> Eq:
@@ -93,6 +98,7 @@ def transaction_filters(plan: IntentPlan, user_id: str) -> And:
     clauses += _names("account_name", plan.accounts)
     clauses += _names("category", plan.categories)
     clauses += _names("merchant", plan.merchants)
+    clauses += _names("payment_kind", [kind.value for kind in plan.payment_kinds])
     if plan.currency:
         clauses.append(Eq("currency", plan.currency))
     if plan.direction is Direction.out:
@@ -174,6 +180,29 @@ def listing(plan: IntentPlan, user_id: str, after: tuple[SortValue, ...] | None 
         after,
         total=True,
     )
+
+
+def known_categories(user_id: str) -> StatsQuery:
+    """Per merchant and category, the user's rows whose category a file or the user gave:
+    what an import remembers of the user's categories (breakdown ``known``)."""
+    where = And((_user(user_id), Eq("category_inferred", False)))
+    levels = (Groups("merchant", MERCHANT_MEMORY), Groups("category", CATEGORIES_PER_MERCHANT))
+    return StatsQuery(where, AMOUNT, (("known", levels),))
+
+
+def pair_candidates(
+    user_id: str, date_from: date, date_to: date, after: tuple[SortValue, ...] | None = None
+) -> Search:
+    """The user's rows between two days whose category was inferred: the rows an import may
+    pair as transfers between the user's own accounts, oldest first, a page at a time."""
+    where = And(
+        (
+            _user(user_id),
+            Range("date", gte=date_from, lte=date_to),
+            Eq("category_inferred", True),
+        )
+    )
+    return Search(Collection.transactions, where, PAIR_SORT, PAIR_PAGE, after)
 
 
 def facts(plan: IntentPlan, user_id: str) -> Search:

@@ -16,6 +16,7 @@ from datetime import date
 
 import numpy as np
 
+from elastic.backend import PairRow
 from elastic.engines.documents import (
     fact_from_source,
     hit_from_source,
@@ -46,6 +47,7 @@ from elastic.query.spec import (
     Found,
     Raw,
     Search,
+    SortValue,
     StatementsQuery,
     StatsFound,
     StatsQuery,
@@ -135,6 +137,34 @@ class Engine(ABC):
             total=found.total or 0,
             next_after=next_after,
         )
+
+    def known_categories(self, user_id: str) -> list[tuple[str, str, int]]:
+        """(merchant, category, rows) where a file or the user gave the category."""
+        cells = self.run_stats(build.known_categories(user_id)).cells["known"]
+        return [
+            (str(merchant), str(category), raw[0]) for (merchant, category), raw in cells.items()
+        ]
+
+    def pair_candidates(self, user_id: str, date_from: date, date_to: date) -> list[PairRow]:
+        """Every row an import may pair as a transfer between the user's own accounts."""
+        rows: list[PairRow] = []
+        after: tuple[SortValue, ...] | None = None
+        while True:
+            query = build.pair_candidates(user_id, date_from, date_to, after)
+            documents = self.run_search(query).documents
+            rows += [
+                PairRow(
+                    d["transaction_id"],
+                    d["account_no"],
+                    date.fromisoformat(d["date"]),
+                    d["amount_cents"],
+                    d["currency"],
+                )
+                for d in documents
+            ]
+            if len(documents) < query.limit:
+                return rows
+            after = tuple(documents[-1][key.field] for key in query.sort)
 
     def facts(self, user_id: str, plan: IntentPlan) -> list[StatementFact]:
         return [fact_from_source(d) for d in self.run_search(build.facts(plan, user_id)).documents]

@@ -75,6 +75,7 @@ from elastic.model.plan import (
     IntentPlan,
     Interval,
     Metric,
+    PaymentKind,
     SortOrder,
 )
 from elastic.model.results import Vocabulary
@@ -254,6 +255,11 @@ _DESCRIBED_KINDS = (
     _RowKind(
         re.compile(r"\btop(?:ped|ping)?[- ]?ups?\b"), ("top-up", "top up", "topup"), Direction.any
     ),
+)
+# How money moved, as questions name it ("by check", "ATM withdrawals"): the rows' payment_kind.
+_PAYMENT_KINDS = tuple(
+    (PaymentKind(kind), re.compile(lexicon.cue_pattern(f"payment_kinds.{kind}")))
+    for kind in lexicon.table("payment_kinds")
 )
 # "(excluding transfers between my own accounts)" restates what spend and income mean.
 _WITHOUT_TRANSFERS = re.compile(
@@ -438,6 +444,7 @@ class _Reading:
     unnamed: str  # ``rest`` without merchant names ("Website-Balance" asks for no balance)
     items: tuple[_Item, ...] = ()  # periods and names, for a comparison
     foreign_account: str | None = None  # an account or bank the user has not loaded
+    payment_kinds: tuple[PaymentKind, ...] = ()  # "by check", "ATM withdrawals"
 
     def has(self, pattern: re.Pattern[str]) -> bool:
         return pattern.search(self.rest) is not None
@@ -528,6 +535,7 @@ class _Reading:
             or self.dates
             or self.amounts
             or self.kind
+            or self.payment_kinds
             or self.has(_TXN_NOUN)
         )
 
@@ -666,8 +674,13 @@ class OfflineRouter:
                     continue
                 accounts.extend(match.values)
             items.append(_Item(_SIDE_FIELD[match.kind], match.span, match.values))
-        known = [m.span for m in matches] + fee_spans
         unmatched = blank(rest, [m.span for m in matches])
+        paid = blank(unmatched, fee_spans)  # "ATM fees" are fees, not ATM withdrawals
+        paid_spans = [
+            (k, m.span()) for k, pattern in _PAYMENT_KINDS for m in pattern.finditer(paid)
+        ]
+        kinds = tuple(dict.fromkeys(kind for kind, _ in paid_spans))
+        known = [m.span for m in matches] + fee_spans + [span for _, span in paid_spans]
         return _Reading(
             question=question.strip(),
             text=text,
@@ -679,12 +692,15 @@ class OfflineRouter:
             categories=categories,
             merchants=merchants,
             unknown_name=_unknown_name(rest, known),
-            kind=next((k for k in _DESCRIBED_KINDS if k.pattern.search(unmatched)), None),
+            kind=None
+            if kinds
+            else next((k for k in _DESCRIBED_KINDS if k.pattern.search(unmatched)), None),
             direction=direction,
             fee_kind=f"{_FEE_TEXT.get(fee.group('kind'), fee.group('kind'))} fee" if fee else None,
             unnamed=blank(rest, names),
             items=tuple(items),
             foreign_account=self._foreign_account(rest, known, question),
+            payment_kinds=kinds,
         )
 
     def _foreign_account(
@@ -1071,6 +1087,7 @@ def _filters(r: _Reading, intent: Intent) -> IntentPlan:
         accounts=r.accounts,
         categories=r.categories,
         merchants=r.merchants,
+        payment_kinds=list(r.payment_kinds),
         direction=direction,
         min_amount=r.amounts.min_amount if r.amounts else None,
         max_amount=r.amounts.max_amount if r.amounts else None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -30,11 +30,15 @@ from ui.tables import transactions_table
 _UPLOAD_DIR = "ingest-upload-dir"
 POLL_S = 1.0  # how often the page looks at a running import
 MIB = 1024 * 1024
-UPLOAD_TYPES = ["csv", "txt", "ofx", "qfx", "xml", "sta", "mt940", "940", "pdf"]
+UPLOAD_TYPES = [
+    *("csv", "txt", "tab", "xls", "xlsx", "ods"),
+    *("ofx", "qfx", "qif", "xml", "sta", "mt940", "940", "942", "pdf"),
+]
 FORMATS_HELP = (
-    "**Bank exports**: your bank's CSV download (any bank: columns are recognised by their "
-    "names in English, German, French, Spanish, Dutch and Swedish), OFX/QFX, CAMT.053 (ISO "
-    "20022 XML) and MT940. FinSync's own CSV (`date`, `description`, `amount`, `currency`, "
+    "**Bank exports**: your bank's download as CSV, XLS, XLSX or ODS (any bank: columns are "
+    "read by what they hold, their names in many languages help, and you can change any "
+    "reading below the preview), OFX/QFX, QIF, CAMT.052/053/054 (ISO 20022 XML) and "
+    "MT940/MT942. FinSync's own CSV (`date`, `description`, `amount`, `currency`, "
     "`category`, `merchant`, `account_no`, `account_name`, `bank_name`) works too.  \n"
     "**Statement PDFs**: text PDFs; every page becomes searchable and the original is kept so "
     "citations can show the page.  \n"
@@ -158,30 +162,103 @@ def _missing_form(upload: _Upload, assumed: list[str]) -> None:
             column.text_input(label, key=f"{upload.key}-{name}", placeholder="from the file")
 
 
-def _mapping_form(upload: _Upload, problem: str) -> bank_csv.ColumnMapping | None:
-    """A guided mapping for a CSV whose layout no profile knows."""
-    st.error(plain_markdown(problem), icon=":material/table_view:")
-    try:
-        layout = bank_csv.inspect(upload.path)
-    except UnreadableFile:
-        return None
-    headers = ["", *layout.headers]
-    st.markdown("Which columns hold what?")
-    date_col, desc_col, amount_col, debit_col, credit_col = st.columns(5)
-    chosen = {
-        "date": date_col.selectbox("Date", headers, key=f"{upload.key}-map-date"),
-        "description": desc_col.selectbox(
-            "Description", headers, key=f"{upload.key}-map-description"
-        ),
-        "amount": amount_col.selectbox("Amount (signed)", headers, key=f"{upload.key}-map-amount"),
-        "debit": debit_col.selectbox("…or money out", headers, key=f"{upload.key}-map-debit"),
-        "credit": credit_col.selectbox("…and money in", headers, key=f"{upload.key}-map-credit"),
-    }
+# The roles a person can set on the page, with their labels, in the order shown.
+ROLE_LABELS = (
+    ("date", "Date"),
+    ("description", "Description"),
+    ("amount", "Amount (signed)"),
+    ("debit", "…or money out"),
+    ("credit", "…and money in"),
+    ("merchant", "Payee / merchant"),
+    ("balance", "Balance"),
+    ("currency", "Currency"),
+)
+SIGNS = {
+    "signed": "Negative = money out",
+    "spend_positive": "Positive = money out (card spend)",
+}
+
+
+def _readings(layout: bank_csv.CsvLayout) -> None:
+    """How each column is read, with its evidence; unsure readings stand out."""
+    unsure = [r for r in layout.readings if not r.sure]
+    if unsure:
+        st.warning(
+            "Some columns could be read more than one way — check them: "
+            + plain_markdown("; ".join(r.sentence() for r in unsure)),
+            icon=":material/help:",
+        )
+    for note in layout.notes:
+        st.caption(plain_markdown(note))
+
+
+def _columns_form(
+    upload: _Upload, layout: bank_csv.CsvLayout, problem: str | None
+) -> bank_csv.ColumnMapping | None:
+    """Which column holds what, prefilled with the current reading; the mapping chosen when
+    it differs from that reading (or when the file cannot be read without one)."""
+    if problem:
+        st.error(plain_markdown(problem), icon=":material/table_view:")
+    current = _shown_reading(layout)
+    with st.expander("How the columns are read", expanded=bool(problem) or _unsure(layout)):
+        _readings(layout)
+        headers = ["", *layout.headers]
+        chosen: dict[str, str] = {}
+        columns = st.columns(4)
+        for index, (role, label) in enumerate(ROLE_LABELS):
+            value = current.get(role, "")
+            chosen[role] = columns[index % 4].selectbox(
+                label,
+                headers,
+                index=headers.index(value) if value in headers else 0,
+                key=f"{upload.key}-map-{role}",
+            )
+        sign = layout.mapping.sign if layout.mapping else "signed"
+        sign_choice = st.radio(
+            "Amounts",
+            list(SIGNS),
+            format_func=SIGNS.__getitem__,
+            index=list(SIGNS).index(sign) if sign in SIGNS else 0,
+            horizontal=True,
+            key=f"{upload.key}-map-sign",
+            disabled=bool(chosen["debit"] and chosen["credit"] and not chosen["amount"]),
+        )
     if not (chosen["date"] and chosen["description"]):
         return None
     if not (chosen["amount"] or (chosen["debit"] and chosen["credit"])):
         return None
-    return bank_csv.ColumnMapping.from_roles({k: v for k, v in chosen.items() if v})
+    mapping = bank_csv.ColumnMapping.from_roles({k: v for k, v in chosen.items() if v})
+    if mapping.sign == "signed" and sign_choice == "spend_positive":
+        mapping = replace(mapping, sign="spend_positive")
+    sign = layout.mapping.sign if layout.mapping else "signed"
+    same_sign = mapping.sign == sign or sign not in SIGNS
+    if (
+        layout.mapping is not None
+        and same_sign
+        and {k: v for k, v in chosen.items() if v} == {k: v for k, v in current.items() if v}
+    ):
+        return None
+    st.caption("Your reading is used for this file and remembered for files of this layout.")
+    return mapping
+
+
+def _unsure(layout: bank_csv.CsvLayout) -> bool:
+    return any(not r.sure for r in layout.readings)
+
+
+def _shown_reading(layout: bank_csv.CsvLayout) -> dict[str, str]:
+    """The current reading of the roles the page shows, as the file's own header names."""
+    if layout.mapping is None:
+        return {}
+    by_name = {" ".join(h.casefold().split()): h for h in layout.headers}
+    shown = {role for role, _ in ROLE_LABELS}
+    found = {}
+    for role, value in layout.mapping.columns().items():
+        name = value[0] if isinstance(value, tuple) else value
+        header = by_name.get(" ".join(name.casefold().split()))
+        if role in shown and header:
+            found[role] = header
+    return found
 
 
 def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping | None:
@@ -189,20 +266,33 @@ def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping |
     chosen for a CSV no profile knows."""
     st.markdown(f"**{plain_markdown(upload.name)}**")
     importer = context.importer
-    mapping = None
+    tabular = bank_csv.sniff(upload.path.read_bytes()[:4096])
+    problem = None
     try:
         parsed = importer.read(upload.path)
     except UnreadableFile as exc:
-        if not bank_csv.sniff(upload.path.read_bytes()[:4096]):
+        if not tabular:
             st.error(plain_markdown(str(exc)), icon=":material/block:")
             return None
-        mapping = _mapping_form(upload, str(exc))
-        if mapping is None:
-            return None
+        parsed, problem = None, str(exc)
+    mapping = None
+    if tabular:
         try:
-            parsed = importer.read(upload.path, mapping)
-        except UnreadableFile as again:
-            st.error(plain_markdown(str(again)), icon=":material/block:")
+            layout = bank_csv.inspect(upload.path)
+        except UnreadableFile:
+            st.error(plain_markdown(problem or "no columns found"), icon=":material/block:")
+            return None
+        remembered = importer.reading(upload.path, None)
+        if remembered is not None:
+            layout = replace(layout, mapping=remembered, readings=())
+        mapping = _columns_form(upload, layout, problem)
+        if mapping is not None:
+            try:
+                parsed = importer.read(upload.path, mapping)
+            except UnreadableFile as again:
+                st.error(plain_markdown(str(again)), icon=":material/block:")
+                return None
+        elif parsed is None:
             return None
     if parsed is None:
         st.caption(
@@ -218,6 +308,9 @@ def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping |
         count = len(preview.problems)
         rows = "row cannot" if count == 1 else "rows cannot"
         st.caption(f"{count:,} {rows} be read; the report will list them.")
+    if not tabular:
+        for note in preview.notes:
+            st.caption(plain_markdown(note))
     transactions_table(preview.rows, key=f"{upload.key}-preview", file_name="preview.csv")
     return mapping
 
@@ -242,6 +335,9 @@ def _start(context: AppContext, uploads: list[_Upload], mappings: Mappings) -> N
         FileToIngest(u.name, importer.for_import(u.path), _defaults(u), mappings.get(u.key))
         for u in uploads
     ]
+    for upload in uploads:  # a reading chosen by hand holds for the layout's next files too
+        if (chosen := mappings.get(upload.key)) is not None:
+            importer.remember(upload.path, chosen)
     try:
         JOBS.start(_job_key(context), files, _work(context), lambda: data_changed(context))
     except JobRunning:

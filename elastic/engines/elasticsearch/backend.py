@@ -20,7 +20,7 @@ import orjson
 from elasticsearch import ApiError, ConnectionTimeout, Elasticsearch, TransportError, helpers
 from elasticsearch.serializer import OrjsonSerializer
 
-from elastic.backend import CategoryMemory, PairRow, WriteCounts
+from elastic.backend import CategoryMemory, WriteCounts
 from elastic.engines.elasticsearch.compile import (
     CELLS,
     SPAN_AGGS,
@@ -74,7 +74,6 @@ TX_SENDERS = 2
 BULK_RETRIES = 3
 BULK_RETRY_BACKOFF_S = 2.0
 BULK_RESPONSE_FIELDS = "errors,items.*.status,items.*._id,items.*.error"
-MERCHANT_MEMORY_SIZE = 10_000
 SCAN_PAGE = 1000
 """Hits one search returns when a reader wants them all; more are scrolled through."""
 # Statuses that say the node or cluster is in trouble (or will not let us in), not the request.
@@ -219,6 +218,14 @@ class ElasticsearchBackend(Engine):
             ) from exc
 
     # -- set-up ---------------------------------------------------------------------------
+    def _add_new_fields(self, index: str, properties: dict[str, Any]) -> None:
+        """Fields added to FinSync's mapping since the index was made (``payment_kind``);
+        fields the index has are left as they are."""
+        [found] = self.es.indices.get_mapping(index=index).values()
+        present = found["mappings"].get("properties", {})
+        if missing := {k: v for k, v in properties.items() if k not in present}:
+            self._writer.indices.put_mapping(index=index, properties=missing)
+
     def prepare(self, dims: int, embedding_model: str) -> None:
         with self._answering():
             for index, mapping in (
@@ -228,6 +235,8 @@ class ElasticsearchBackend(Engine):
             ):
                 if not self.es.indices.exists(index=index):
                     self._writer.indices.create(index=index, mappings=mapping)
+                else:
+                    self._add_new_fields(index, mapping["properties"])
             if not self.es.indices.exists(index=self.st_index):
                 self._writer.indices.create(
                     index=self.st_index, mappings=statements_mapping(dims, embedding_model)
@@ -469,26 +478,12 @@ class ElasticsearchBackend(Engine):
     # -- categories and transfers ---------------------------------------------------------
     def category_memory(self, user_id: str) -> CategoryMemory:
         user = {"term": {"user_id": user_id}}
-        body = {
-            "size": 0,
-            "query": {"bool": {"filter": [user, {"term": {"category_inferred": False}}]}},
-            "aggs": {
-                "merchants": {
-                    "terms": {"field": "merchant", "size": MERCHANT_MEMORY_SIZE},
-                    "aggs": {"categories": {"terms": {"field": "category", "size": 20}}},
-                }
-            },
-        }
-        with self._answering(lambda: body):
+        with self._answering(lambda: {"query": user}):
             rules = self._every_hit(self.rules_index, {"query": user})
             overrides = {r["_source"]["merchant"]: r["_source"]["category"] for r in rules}
-            aggs = self.es.search(index=self.tx_index, body=body)["aggregations"]
-        counts = [
-            (m["key"], c["key"], c["doc_count"])
-            for m in aggs["merchants"]["buckets"]
-            for c in m["categories"]["buckets"]
-        ]
-        return CategoryMemory.build(overrides, counts)
+        # Per merchant, the category its rows most often have where the file or the user said
+        # so: a query of the spec, as every read of transactions.
+        return CategoryMemory.build(overrides, self.known_categories(user_id))
 
     def _set_category(
         self, user_id: str, transaction_ids: Iterable[str], category: str, inferred: bool
@@ -518,30 +513,6 @@ class ElasticsearchBackend(Engine):
             hits = self._every_hit(self.tx_index, {"query": query, "_source": ["transaction_id"]})
             ids = [h["_source"]["transaction_id"] for h in hits]
             return self._set_category(user_id, ids, category, inferred=False)
-
-    def pair_candidates(self, user_id: str, date_from: date, date_to: date) -> list[PairRow]:
-        query = {
-            "bool": {
-                "filter": [
-                    {"term": {"user_id": user_id}},
-                    {"range": {"date": {"gte": date_from.isoformat(), "lte": date_to.isoformat()}}},
-                    {"term": {"category_inferred": True}},
-                ]
-            }
-        }
-        fields = ["transaction_id", "account_no", "date", "amount_cents", "currency"]
-        with self._answering(lambda: query):
-            hits = self._every_hit(self.tx_index, {"query": query, "_source": fields})
-            return [
-                PairRow(
-                    h["_source"]["transaction_id"],
-                    h["_source"]["account_no"],
-                    date.fromisoformat(h["_source"]["date"]),
-                    h["_source"]["amount_cents"],
-                    h["_source"]["currency"],
-                )
-                for h in hits
-            ]
 
     def mark_transfers(self, user_id: str, transaction_ids: Sequence[str]) -> int:
         with self._answering(writing=True):

@@ -38,6 +38,7 @@ def transactions_mapping() -> dict[str, Any]:
             "category_inferred": {"type": "boolean"},
             "page": {"type": "integer"},
             "box": {**BOX, "doc_values": False},
+            "payment_kind": KEYWORD,
         },
     }
 

@@ -19,7 +19,7 @@ from datetime import date
 
 import numpy as np
 
-from elastic.backend import CategoryMemory, PairRow, WriteCounts
+from elastic.backend import CategoryMemory, WriteCounts
 from elastic.engines.sqlite.columnar import ColumnarCache
 from elastic.engines.sqlite.compile import (
     BUCKET_FUNCTION,
@@ -103,6 +103,7 @@ CREATE TABLE IF NOT EXISTS transactions (
     category_inferred INTEGER NOT NULL DEFAULT 0,
     page INTEGER,
     box TEXT,
+    payment_kind TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (user_id, date, transaction_id),
     UNIQUE (user_id, transaction_id)
 ) WITHOUT ROWID;
@@ -183,6 +184,7 @@ _PROVENANCE_COLUMNS = {
     "category_inferred": "INTEGER NOT NULL DEFAULT 0",
     "page": "INTEGER",
     "box": "TEXT",
+    "payment_kind": "TEXT NOT NULL DEFAULT ''",
 }
 
 _HIT_COLUMNS = (
@@ -219,6 +221,7 @@ TX_INSERT_COLUMNS = (
     "category_inferred",
     "page",
     "box",
+    "payment_kind",
 )
 _INSERT_TX = (
     f"INSERT OR IGNORE INTO transactions ({', '.join(TX_INSERT_COLUMNS)}) "
@@ -253,6 +256,7 @@ def transaction_values(user_id: str, row: Transaction) -> tuple[object, ...]:
         row.category_inferred,
         row.page,
         _json_box(row.box),
+        row.payment_kind,
     )
 
 
@@ -359,7 +363,8 @@ class EmbeddedBackend(Engine):
         return shutil.disk_usage(self.path.parent).free < DISK_FULL_BYTES
 
     def _add_missing_columns(self) -> None:
-        """Stores written before provenance was kept get its columns (with neutral values)."""
+        """Stores written before provenance or payment kinds were kept get their columns (with
+        neutral values)."""
         present = self._columns("transactions")
         for name, definition in _PROVENANCE_COLUMNS.items():
             if name not in present:
@@ -596,14 +601,10 @@ class EmbeddedBackend(Engine):
         rules = self._rows(
             "SELECT merchant, category FROM category_rules WHERE user_id = ?", (user_id,)
         )
-        # Per merchant, the category its rows most often have where the file or the user said so.
-        known = self._rows(
-            "SELECT merchant, category, COUNT(*) FROM transactions "
-            "WHERE user_id = ? AND category_inferred = 0 GROUP BY 1, 2",
-            (user_id,),
-        )
+        # Per merchant, the category its rows most often have where the file or the user said
+        # so: a query of the spec, as every read of transactions.
         return CategoryMemory.build(
-            {row[0]: row[1] for row in rules}, [(r[0], r[1], r[2]) for r in known]
+            {row[0]: row[1] for row in rules}, self.known_categories(user_id)
         )
 
     def set_merchant_category(self, user_id: str, merchant: str, category: str) -> int:
@@ -618,14 +619,6 @@ class EmbeddedBackend(Engine):
                 "WHERE user_id = ? AND merchant = ?",
                 (category, user_id, merchant),
             ).rowcount
-
-    def pair_candidates(self, user_id: str, date_from: date, date_to: date) -> list[PairRow]:
-        rows = self._rows(
-            "SELECT transaction_id, account_no, date, amount_cents, currency FROM transactions "
-            "WHERE user_id = ? AND date BETWEEN ? AND ? AND category_inferred = 1",
-            (user_id, date_from.isoformat(), date_to.isoformat()),
-        )
-        return [PairRow(r[0], r[1], date.fromisoformat(r[2]), r[3], r[4]) for r in rows]
 
     def mark_transfers(self, user_id: str, transaction_ids: Sequence[str]) -> int:
         with self._transaction("mark transfers"):

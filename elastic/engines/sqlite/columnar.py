@@ -64,7 +64,7 @@ log = logging.getLogger(__name__)
 TABLE = "transactions"
 TEXT_FIELDS = (
     "category", "merchant", "account_name", "account_no", "bank_name", "currency",
-    "description_folded",
+    "description_folded", "payment_kind",
 )  # fmt: skip
 INT_FIELDS = ("amount_cents", "magnitude_cents")
 USERS = 3

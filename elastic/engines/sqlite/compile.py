@@ -223,8 +223,6 @@ def stats_levels(query: StatsQuery) -> list[Level]:
     """Every level of every breakdown, once, in order of appearance."""
     levels: list[Level] = []
     for _, breakdown in query.breakdowns:
-        if any(isinstance(level, Groups) for level in breakdown[1:]):
-            raise UnsupportedQuery("SQLite groups only at the outermost level of a breakdown")
         levels.extend(level for level in breakdown if level not in levels)
     return levels
 
@@ -276,12 +274,26 @@ def _merged(seen: Raw | None, cell: Raw) -> Raw:
     )
 
 
+def _top_groups(summed: dict[CellKey, Raw], depth: int, size: int) -> dict[CellKey, Raw]:
+    """The cells whose value at ``depth`` is among the ``size`` most frequent within the
+    cells they share the levels above with (ties by value)."""
+    counts: dict[CellKey, dict[Any, int]] = {}
+    for key, cell in summed.items():
+        per = counts.setdefault(key[:depth], {})
+        per[key[depth]] = per.get(key[depth], 0) + cell[0]
+    kept = {
+        outer: set(sorted(per, key=lambda v: (-per[v], v))[:size]) for outer, per in counts.items()
+    }
+    return {key: cell for key, cell in summed.items() if key[depth] in kept[key[:depth]]}
+
+
 def rollup(query: StatsQuery, rows: Sequence[Sequence[Any]]) -> StatsFound:
     """The rows of the one-pass statement summed into each breakdown's non-empty cells, and
     the span over all of them.
 
-    A ``Groups`` level keeps its ``size`` most frequent values, ties by value, as
-    Elasticsearch's ``terms`` aggregation does; bucket keys become dates.
+    A ``Groups`` level keeps its ``size`` most frequent values within each cell of the levels
+    above it, ties by value, as Elasticsearch's nested ``terms`` aggregations do; bucket keys
+    become dates.
     """
     levels = stats_levels(query)
     width = len(levels)
@@ -296,12 +308,9 @@ def rollup(query: StatsQuery, rows: Sequence[Sequence[Any]]) -> StatsFound:
                 date.fromisoformat(row[i]) if isinstance(levels[i], Buckets) else row[i] for i in at
             )
             summed[key] = _merged(summed.get(key), tuple(row[width : width + 4]))
-        if breakdown and isinstance(breakdown[0], Groups):
-            counts: dict[Any, int] = {}
-            for key, cell in summed.items():
-                counts[key[0]] = counts.get(key[0], 0) + cell[0]
-            kept = set(sorted(counts, key=lambda v: (-counts[v], v))[: breakdown[0].size])
-            summed = {key: cell for key, cell in summed.items() if key[0] in kept}
+        for depth, level in enumerate(breakdown):
+            if isinstance(level, Groups):
+                summed = _top_groups(summed, depth, level.size)
         cells[name] = summed
     firsts = [row[width + 4] for row in rows if row[width + 4] is not None]
     lasts = [row[width + 5] for row in rows if row[width + 5] is not None]

@@ -1,0 +1,160 @@
+"""How money moved (cheque, ATM, direct debit, standing order, card, transfer, fee, interest),
+read from what each format says about a row; the words and codes are data
+(``payment_kinds.toml``), so a new bank's wording is a line there, not code."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+
+from elastic.model.plan import PaymentKind
+
+KINDS_PATH = Path(__file__).with_name("payment_kinds.toml")
+KINDS = tuple(kind.value for kind in PaymentKind)  # in the order a row takes the first
+
+
+@dataclass(frozen=True)
+class _Table:
+    words: dict[str, str]  # folded word → kind
+    ofx: dict[str, str]
+    swift: dict[str, str]
+    gvc: dict[str, str]
+    iso: tuple[tuple[str, str], ...]  # (code prefix, kind), longest first
+    prefixes: dict[tuple[str, ...], str]  # a descriptor's first words → kind
+    longest: int  # words in the longest prefix
+    opening: frozenset[str]
+    closing: frozenset[str]
+    summary: frozenset[str]
+    card_credits: re.Pattern[str]
+    card_columns: re.Pattern[str]
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+_WORD = re.compile(r"[^\W_]+(?:[/'’-][^\W_]+)*|#")
+
+
+def _words(text: str, limit: int | None = None) -> tuple[str, ...]:
+    """A text's words, case-folded: letters and digits, joined by "/", "-" or an apostrophe
+    ("s/o", "sepa-lastschrift"); "#" is a word of its own."""
+    return tuple(_WORD.findall(text.casefold())[:limit])
+
+
+@cache
+def _table() -> _Table:
+    with KINDS_PATH.open("rb") as handle:
+        data = tomllib.load(handle)
+    kinds = data["kinds"]
+    if unknown := set(kinds) - set(KINDS):
+        raise ValueError(f"payment_kinds.toml: unknown kind(s) {sorted(unknown)}")
+
+    def table(key: str, fold: bool = True) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for kind in KINDS:
+            for value in kinds.get(kind, {}).get(key, ()):
+                found.setdefault(_fold(value) if fold else value.upper(), kind)
+        return found
+
+    iso = sorted(
+        ((code.upper(), kind) for kind in KINDS for code in kinds.get(kind, {}).get("iso", ())),
+        key=lambda pair: -len(pair[0]),
+    )
+    prefixes: dict[tuple[str, ...], str] = {}
+    for kind in KINDS:
+        for prefix in kinds.get(kind, {}).get("prefixes", ()):
+            prefixes.setdefault(_words(prefix), kind)
+    balances = data["balance_texts"]
+    return _Table(
+        words=table("words"),
+        ofx=table("ofx", fold=False),
+        swift=table("swift", fold=False),
+        gvc=table("gvc", fold=False),
+        iso=tuple(iso),
+        prefixes=prefixes,
+        longest=max(map(len, prefixes), default=0),
+        opening=frozenset(map(_fold, balances["opening_balance"])),
+        closing=frozenset(map(_fold, balances["closing_balance"])),
+        summary=frozenset(map(_fold, balances["summary"])),
+        card_credits=_whole_words(data["card_credits"]["words"]),
+        card_columns=_whole_words(data["card_columns"]["words"]),
+    )
+
+
+def _whole_words(words: list[str]) -> re.Pattern[str]:
+    return re.compile("|".join(rf"(?<![^\W_]){re.escape(_fold(w))}(?![^\W_])" for w in words))
+
+
+@lru_cache(maxsize=4096)
+def from_word(word: str | None) -> str | None:
+    """A type column's value or a QIF number field ("ATM", "Lastschrift", "Card payment")."""
+    return _table().words.get(_fold(word)) if word else None
+
+
+def from_ofx(trntype: str | None) -> str | None:
+    return _table().ofx.get(trntype.strip().upper()) if trntype else None
+
+
+def from_swift(code: str | None) -> str | None:
+    """An MT940 ``:61:`` transaction type, with or without its N/F/S mark ("NCHK", "CHK")."""
+    if not code:
+        return None
+    code = code.strip().upper()
+    return _table().swift.get(code[-3:]) if len(code) >= 3 else None
+
+
+def from_gvc(code: str | None) -> str | None:
+    """A German business transaction code, the three digits an MT940 ``:86:`` starts with."""
+    return _table().gvc.get(code.strip()) if code else None
+
+
+def from_iso(code: str | None) -> str | None:
+    """An ISO 20022 bank transaction code as ``Domain/Family/SubFamily``."""
+    if not code:
+        return None
+    code = code.upper()
+    return next((kind for prefix, kind in _table().iso if code.startswith(prefix)), None)
+
+
+@lru_cache(maxsize=8192)
+def from_text(description: str | None) -> str | None:
+    """The kind a descriptor's first words name ("CARTE 0123 …", "RETRAIT DAB", "PRLV …")."""
+    if not description:
+        return None
+    table = _table()
+    words = _words(description[:120], table.longest)
+    for end in range(len(words), 0, -1):
+        if kind := table.prefixes.get(words[:end]):
+            return kind
+    return None
+
+
+@lru_cache(maxsize=4096)
+def balance_text(text: str | None) -> str | None:
+    """ "opening_balance" or "closing_balance" when a row's whole text names a balance."""
+    folded = _fold(text or "")
+    table = _table()
+    if folded in table.opening:
+        return "opening_balance"
+    if folded in table.closing:
+        return "closing_balance"
+    return None
+
+
+def is_summary(text: str | None) -> bool:
+    """Whether a line's text is a total or summary ("Total", "Summe")."""
+    return _fold(text or "").rstrip(":") in _table().summary
+
+
+def is_card_credit(text: str | None) -> bool:
+    """Whether a card row's text says it is a payment to the card or a refund."""
+    return bool(text) and _table().card_credits.search(_fold(text or "")) is not None
+
+
+def names_a_card(column: str | None) -> bool:
+    """Whether a column's name says the export is a card's ("Card Used", "Kartennummer")."""
+    return bool(column) and _table().card_columns.search(_fold(column or "")) is not None
