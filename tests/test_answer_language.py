@@ -16,12 +16,12 @@ from babel.numbers import format_currency
 from streamlit.testing.v1 import AppTest
 
 from elastic.engines.sqlite.backend import EmbeddedBackend
-from elastic.model.plan import Intent
+from elastic.model.plan import Intent, Message
 from elastic.model.results import CompareResult, TrendResult
 from elastic.query.flows import NO_VECTOR_NOTE, VECTOR_FAILED_NOTE
 from llm.answering.answer import Answer, Prose, Suggestions
-from llm.answering.clarifications import reword
 from llm.answering.composer import compose_answer
+from llm.answering.messages import word
 from llm.answering.wording import TEMPLATES, Wording, wording
 from llm.embeddings import LocalEmbedder
 from llm.executor import execute
@@ -333,18 +333,20 @@ def test_the_chat_page_writes_arabic_right_to_left(
 
 
 def test_messages_from_every_layer_are_worded(pipeline: ChatPipeline) -> None:
-    """The English messages where they are written, each matched by a template pattern."""
+    """The messages where they arise (the router, the pipeline, the search), each worded from
+    the language's own template, never from English text."""
     vocabulary = pipeline.vocabulary(SAMPLE_USER)
     german = wording("de")
-    unknown = unknown_account("Chase", vocabulary).clarification or ""
-    for message in (unknown, UNPLACEABLE, NO_VECTOR_NOTE, VECTOR_FAILED_NOTE):
-        worded = reword(message, german)
-        assert worded != message and not (
+    unknown = unknown_account("Chase", vocabulary).message
+    assert unknown is not None
+    notes = [Message(key=NO_VECTOR_NOTE), Message(key=VECTOR_FAILED_NOTE)]
+    for message in (unknown, UNPLACEABLE, *notes):
+        worded = word(message, german)
+        assert worded != word(message, wording("en")) and not (
             {w.casefold() for w in _WORD.findall(worded)}
             & ENGLISH_WORDS - {w.casefold() for w in _WORD.findall(repr(vocabulary))}
         ), worded
-    assert "„Chase“" in reword(unknown, german) and "***8831" in reword(unknown, german)
-    assert reword(unknown, wording("en")) == unknown
+    assert "„Chase“" in word(unknown, german) and "***8831" in word(unknown, german)
 
 
 @pytest.mark.parametrize("language", ["ar", "de"])

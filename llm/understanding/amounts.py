@@ -13,17 +13,14 @@ import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
+from llm.understanding.problems import Problem
+
 CENT = Decimal("0.01")
 # The largest amount a question may name, in magnitude: one trillion.
 MAX_AMOUNT = Decimal(1_000_000_000_000)
 
 # A money amount: "$1,250.50", "300", "2k", "40 dollars". Not part of a date or a word.
 _NUM = r"\$?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?k\b)?(?:\s?(?:dollars|usd|bucks))?"
-# Messages: "{phrase}" is filled in with the amount as the user wrote it.
-_NOT_AN_AMOUNT = "I couldn't understand the amount “{phrase}”: "
-_TOO_LARGE = f"{_NOT_AN_AMOUNT}amounts go up to {MAX_AMOUNT:,}."
-_TOO_FINE = f"{_NOT_AN_AMOUNT}amounts have at most 2 decimals."
-_NOT_PLAIN = f"{_NOT_AN_AMOUNT}write it as a plain number without a sign, like $300."
 
 
 def _amount(name: str) -> str:
@@ -71,18 +68,7 @@ class AmountBounds:
     spans: list[tuple[int, int]]
 
 
-@dataclass(frozen=True)
-class AmountProblem:
-    """An amount that cannot be a bound: why, where it sits in the normalised question, and
-    the amount probably meant when that is obvious."""
-
-    message: str  # may quote the amount as "{phrase}"
-    span: tuple[int, int]
-    fix: str | None = None
-
-    def explain(self, written: str) -> str:
-        """The message, quoting the amount as ``written`` by the user."""
-        return self.message.replace("{phrase}", written)
+AmountProblem = Problem  # an amount that cannot be a bound
 
 
 def _money(raw: str) -> Decimal:
@@ -104,11 +90,10 @@ def _unusable(match: re.Match[str], group: str) -> AmountProblem | None:
     """Why the amount in ``group`` cannot be a bound; None when it can."""
     value = _money(match.group(group))
     if value > MAX_AMOUNT:
-        return AmountProblem(_TOO_LARGE, match.span(group))
+        return AmountProblem("amount_too_large", match.span(group), {"largest": int(MAX_AMOUNT)})
     if value % CENT:
-        return AmountProblem(
-            _TOO_FINE, match.span(group), f"${value.quantize(CENT, ROUND_HALF_UP):,}"
-        )
+        fix = f"${value.quantize(CENT, ROUND_HALF_UP):,}"
+        return AmountProblem("amount_too_fine", match.span(group), fix=fix)
     return None
 
 
@@ -140,7 +125,7 @@ def find_amount_bounds(text: str) -> AmountBounds | AmountProblem | None:
             taken.append(match.span())
             spans.append(match.span())
     if not spans and (odd := _NOT_PLAIN_AMOUNT.search(text)):
-        return AmountProblem(_NOT_PLAIN, odd.span("a"))
+        return AmountProblem("amount_not_plain", odd.span("a"))
     if not spans or (low is not None and high is not None and low > high):
         return None
     return AmountBounds(low, high, spans)

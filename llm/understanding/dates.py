@@ -40,8 +40,9 @@ from dateparser.date import DateDataParser
 from dateutil.relativedelta import relativedelta
 
 from elastic.model.calendar import bucket_start, shift
-from elastic.model.plan import Interval
+from elastic.model.plan import Interval, Message
 from llm.understanding import lexicon
+from llm.understanding.problems import Problem
 from llm.understanding.text_norm import COUNT, parse_count
 
 _MONTH_SPELLINGS = [
@@ -118,12 +119,6 @@ _FORMS = (
     ),
 )
 
-# Messages: "{phrase}" is filled in with the phrase as the user wrote it.
-_NOT_A_DATE = "“{phrase}” is not a date: "
-_BACKWARDS = "“{phrase}” ends before it starts."
-_FUTURE = "That period is in the future (after {day}); I only have past transactions."
-_NO_YEAR = "{year} is not a year I can have transactions for (1900–2099)."
-_NO_COUNT = "“{phrase}” is not a period I can read: count 1 to 999 {unit}s, or give the dates."
 # Period phrases no resolver can use; found last, so the question is never answered over all
 # time instead: a year outside 1900–2099, and "last N units" with N of 0 or 1,000 and more.
 _UNUSABLE_YEAR = re.compile(
@@ -141,18 +136,7 @@ class DateRange:
     span: tuple[int, int]  # where the phrase sits in the normalised question
 
 
-@dataclass(frozen=True)
-class DateProblem:
-    """A date phrase naming no period that transactions can have: why, where it sits in the
-    normalised question, and the phrase probably meant when that is obvious."""
-
-    message: str  # may quote the phrase as "{phrase}"
-    span: tuple[int, int]
-    fix: str | None = None
-
-    def explain(self, written: str) -> str:
-        """The message, quoting the phrase as ``written`` by the user."""
-        return self.message.replace("{phrase}", written)
+DateProblem = Problem  # a date phrase naming no period that transactions can have
 
 
 @dataclass(frozen=True)
@@ -166,13 +150,12 @@ class _Point:
 class _Part:
     """A numbered part of a year: quarters ("Q3", "third quarter"), halves ("H1")."""
 
-    label: str
-    noun: str
     count: int
+    problem: str  # the message when the number is past the last part
 
 
-_QUARTER = _Part("Q", "quarter", 4)
-_HALF = _Part("H", "half-year", 2)
+_QUARTER = _Part(4, "date_no_quarter")
+_HALF = _Part(2, "date_no_half")
 
 _Span = tuple[date, date]
 _Bounds = tuple[date | None, date | None]
@@ -231,15 +214,11 @@ def _days_in(year: int | None, month: int) -> int:
     return calendar.monthrange(2000 if year is None else year, month)[1]
 
 
-def _day_name(year: int | None, month: int, day: int) -> str:
-    """A day as "March 1, 2025", or "March 1" without a year."""
-    return f"{calendar.month_name[month]} {day}" + (f", {year}" if year else "")
-
-
 def _period_name(point: _Point) -> str:
-    """A day, month or year as it reads: "March 1, 2025", "March 2025", "2025"."""
+    """A day, month or year as the date finder reads it back: "March 1, 2025", "March 2025",
+    "2025" (a correction suggested in the question itself)."""
     if point.start == point.end:
-        return _day_name(point.start.year, point.start.month, point.start.day)
+        return f"{calendar.month_name[point.start.month]} {point.start.day}, {point.start.year}"
     if point.start.month == point.end.month:
         return f"{calendar.month_name[point.start.month]} {point.start.year}"
     return str(point.start.year)
@@ -265,16 +244,17 @@ def _impossible(match: re.Match[str], group: str, as_of: date) -> DateProblem | 
             return None
         fix = None
         if day is not None and 1 <= day <= 12 and 1 <= month <= _days_in(year, day):
-            fix = _day_name(year, day, month)  # "2024-13-01": day and month swapped
-        return DateProblem(f"{_NOT_A_DATE}there is no month {month}.", match.span(group), fix)
+            fix = date(year, day, month)  # "2024-13-01": day and month swapped
+        return DateProblem("date_no_month", match.span(group), {"month": month}, fix)
     if day is None or 1 <= day <= _days_in(year, month):
         return None
-    in_month = calendar.month_name[month] + (f" {year}" if year else "")
     # Without a year the day is read in the most recent such month.
     fix_year = year or (as_of.year if month <= as_of.month else as_of.year - 1)
     last = calendar.monthrange(fix_year, month)[1]
-    fix = _day_name(year, month, last) if day > last else None
-    return DateProblem(f"{_NOT_A_DATE}there is no day {day} in {in_month}.", match.span(group), fix)
+    fix = date(fix_year, month, last) if day > last else None
+    key = "date_no_day" if year else "date_no_day_any_year"
+    fields: dict[str, str | int | date | Message] = {"day": day, "month": date(fix_year, month, 1)}
+    return DateProblem(key, match.span(group), fields, fix, fix_has_year=year is not None)
 
 
 def _point_at(match: re.Match[str], group: str, as_of: date) -> _Point | DateProblem | None:
@@ -314,7 +294,7 @@ def _range(match: re.Match[str], as_of: date) -> _Found:
     if second.end < first.start:
         between = match.string[match.end("a") : match.start("b")]
         fix = f"{_period_name(second)}{between}{_period_name(first)}"
-        return DateProblem(_BACKWARDS, (match.start("a"), match.end("b")), fix)
+        return DateProblem("date_backwards", (match.start("a"), match.end("b")), fix=fix)
     return first.start, min(second.end, as_of)
 
 
@@ -329,10 +309,7 @@ def _part(part: _Part) -> _Resolver:
         if not 1 <= n <= part.count:
             if not (fields.get("year") or fields.get("rel")):
                 return None
-            label, last = f"{part.label}{n}", f"{part.label}{part.count}"
-            return DateProblem(
-                f"{label} is not a {part.noun} ({part.label}1–{last}).", match.span()
-            )
+            return DateProblem(part.problem, match.span(), {"n": n})
         months = 12 // part.count
         start = date(_year_of(match, as_of), months * (n - 1) + 1, 1)
         return start, _shift(start, "month", months) - timedelta(days=1)
@@ -345,7 +322,8 @@ def _week(match: re.Match[str], as_of: date) -> _Found:
     year, n = _year_of(match, as_of), int(match.group("n"))
     weeks = date(year, 12, 28).isocalendar().week
     if not 1 <= n <= weeks:
-        return DateProblem(f"Week {n} is not a week of {year} (weeks 1–{weeks}).", match.span())
+        fields: dict[str, str | int | date | Message] = {"n": n, "year": str(year), "weeks": weeks}
+        return DateProblem("date_no_week", match.span(), fields)
     start = date.fromisocalendar(year, n, 1)
     return start, start + timedelta(days=6)
 
@@ -497,7 +475,7 @@ def _settled(
         return found
     start, end = found
     if start is not None and start > as_of:
-        return DateProblem(_FUTURE.format(day=f"{as_of.day} {as_of:%b %Y}"), span)
+        return DateProblem("date_future", span, {"day": as_of})
     return DateRange(start, end, span)
 
 
@@ -540,9 +518,10 @@ def find_date_range(text: str, as_of: date) -> DateRange | DateProblem | None:
 def _unusable_period(text: str) -> DateProblem | None:
     year = _UNUSABLE_YEAR.search(text)
     if year and not 1900 <= int(year.group("year")) <= 2099:
-        return DateProblem(_NO_YEAR.format(year=year.group("year")), year.span())
+        return DateProblem("date_no_year", year.span(), {"year": year.group("year")})
     if count := _UNUSABLE_COUNT.search(text):
-        return DateProblem(_NO_COUNT.replace("{unit}", count.group("unit")), count.span())
+        units = Message(key=f"unit_plural.{count.group('unit')}")
+        return DateProblem("date_no_count", count.span(), {"units": units})
     return None
 
 

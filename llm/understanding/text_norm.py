@@ -66,14 +66,11 @@ _JOINED_AND = re.compile(
     or r"(?!)"
 )
 
-_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty"
-)
 _MONTHS = [names[0] for names in lexicon.languages()[0].get("months").values()]
 _WORD = re.compile(r"[a-z]{5,}")
 
-NUMBER_WORDS = {word: n for n, word in enumerate(_WORDS.split())}
+# Counts written as words, in English; other languages' number words are rewritten to these.
+NUMBER_WORDS = {word: n for n, word in enumerate(lexicon.languages()[0].get("numbers.words"))}
 # A regex alternative matching a small count written in digits or as a word.
 COUNT = r"(?:\d{1,3}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 

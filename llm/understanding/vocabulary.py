@@ -44,35 +44,14 @@ CATEGORY_SYNONYMS: dict[str, tuple[str, ...]] = {
 # Category names that are direction words in questions ("income" = money in, docs/ARCHITECTURE.md).
 _NOT_CATEGORY_ALIASES = {"income"}
 # Generic tails dropped to make a shorter merchant alias ("Whole Foods Market" -> "whole foods").
-_GENERIC_TAILS = {
-    "market",
-    "markets",
-    "pharmacy",
-    "theatres",
-    "theaters",
-    "apartments",
-    "airlines",
-    "air lines",
-    "inc",
-    "llc",
-    "co",
-    "store",
-    "group",
-    "gym",
-    "fiber",
-}
+_GENERIC_TAILS = frozenset(lexicon.words("merchants.generic_tails"))
 # Account-name words too generic to name one account on their own.
-_GENERIC_ACCOUNT_WORDS = {"account", "bank", "my", "the", "card", "credit", "debit"}
+_GENERIC_ACCOUNT_WORDS = frozenset(lexicon.words("account_words.generic"))
 # An account whose name holds a kind ("checking") is also named by that kind's words in every
 # language ("current account", "الحساب الجاري", "Girokonto"): ``[accounts]`` of the lexicons.
 _KIND_ALIASES: dict[str, list[str]] = lexicon.table("accounts")
 # Words that may sit inside a name but never start or end a matched phrase.
-_EDGE_WORDS = (
-    "a an and or the my our your of for in on at to from with by per all any each every i me "
-    "did do does how much many what was were is are have has had spend spent spending show list "
-    "total over under last this withdraw withdrew withdrawn"
-)
-_EDGE_STOPWORDS = frozenset(_EDGE_WORDS.split()) | frozenset(lexicon.words("names.edge"))
+_EDGE_STOPWORDS = frozenset(lexicon.words("names.edge"))
 _TOKEN = re.compile(r"[^\W_]+(?:['&.-][^\W_]+)*")
 _MAX_NGRAM = 4
 _MIN_NAME = 3  # a shorter name begins too many merchant names
