@@ -351,7 +351,11 @@ def groceries_june() -> IntentPlan:
 def test_follow_up_replaces_dates(router: OfflineRouter, groceries_june: IntentPlan) -> None:
     plan = router.route("and in March?", AS_OF, groceries_june)
     assert plan == groceries_june.model_copy(
-        update={"date_from": date(2025, 3, 1), "date_to": date(2025, 3, 31)}
+        update={
+            "date_from": date(2025, 3, 1),
+            "date_to": date(2025, 3, 31),
+            "inherited": ["categories"],
+        }
     )
 
 

@@ -9,7 +9,16 @@ chat shows them as chips the user can take away (``without``).
 
 from __future__ import annotations
 
-from elastic.model.plan import INHERITABLE, GroupBy, Intent, IntentPlan, Interval, Metric, SortOrder
+from elastic.model.plan import (
+    INHERITABLE,
+    Direction,
+    GroupBy,
+    Intent,
+    IntentPlan,
+    Interval,
+    Metric,
+    SortOrder,
+)
 from llm.understanding import patterns as p
 from llm.understanding.reading import SIDE_FIELD, Comparison, Reading
 
@@ -17,28 +26,59 @@ DEFAULT_LISTING_LIMIT = 20
 
 
 def elliptical(r: Reading) -> bool:
-    """Whether a question edits the previous plan: decided by what it says, so a question
-    naming its own subject and period starts fresh even after "and"."""
-    own_intent = (
-        r.is_text_qa
-        or r.has(p.AGGREGATE)
-        or r.has(p.LIST_STRONG)
-        or r.has(p.TREND)
-        or r.interval is not None  # "monthly dining spending for 2025" is a question of its own
-        or r.group_by is not None  # "spending by category in 2024" too
-        or r.is_listing
-    )
-    named = r.accounts or r.categories or r.merchants or r.kind or r.fee_kind
-    asks = own_intent or r.direction is not None  # "What did I spend on X in May?"
-    if asks and named and r.dates and not r.has(p.POINTING):
-        return False
-    if p.FOLLOW_START.search(r.rest.strip()) or r.has(p.ANAPHORA):
+    """Whether a question leans on the previous one rather than naming its own subject.
+
+    A question that points back ("those", "the same", "it" without a subject of its own) leans
+    on it. Otherwise a question is complete when it asks something (how much, list, which,
+    what is ...), says what is measured (spending, income, rows, a name, a statement figure)
+    and, when it opens as a follow-up does ("and", "what about", "only"), also what it is about
+    (a period, a name, an amount). "What was my largest purchase in 2024?" and "And how much
+    did I spend at Target in 2024?" are complete; "and in 2023?", "what about income?", "only
+    the savings account", "as a chart", "top 3?" are not.
+    """
+    if r.has(p.POINTING):
         return True
-    return not (own_intent and r.subject)
+    text = r.rest.strip()
+    opener = p.FOLLOW_START.match(text)
+    body = text[opener.end() :] if opener else text
+    asks = _asks(r, body)
+    if r.has(p.ANAPHORA) and not (asks and _about(r)):
+        return True
+    return not (asks and _measured(r) and (_about(r) or not opener))
+
+
+def _asks(r: Reading, body: str) -> bool:
+    """Whether the question asks something of its own, past any follow-up opener."""
+    cues = (p.AGGREGATE, p.LIST_STRONG, p.TREND, p.SINGLE_EXTREME, p.COUNT_METRIC, p.AVERAGE)
+    return bool(
+        any(cue.search(body) for cue in cues)
+        or p.QUESTION_FORM.search(body)
+        or r.is_text_qa
+        or r.is_listing
+        or r.interval
+        or r.group_by
+    )
+
+
+def _measured(r: Reading) -> bool:
+    """Whether the question says what is measured: money in or out, rows, a name of the user's
+    data, a kind of row, a statement figure."""
+    return bool(r.direction or r.has(p.ROW_NOUN) or r.is_text_qa or _named(r) or r.unknown_name)
+
+
+def _about(r: Reading) -> bool:
+    """Whether the question says what it is about: a period, amounts or names."""
+    return bool(r.dates or r.amounts or _named(r) or r.unknown_name)
+
+
+def _named(r: Reading) -> bool:
+    return bool(r.accounts or r.categories or r.merchants or r.kind or r.fee_kind)
 
 
 def follow_up(r: Reading, previous: IntentPlan) -> IntentPlan:
-    """The previous plan with what the follow-up changes: dates, filters, shape."""
+    """The previous plan with what the follow-up names put in the same slots: its period, its
+    amounts, its accounts, its subject (categories and merchants together, unless "only" narrows
+    them), its direction, its shape. ``inherited`` lists the filters kept."""
     plan = previous.model_copy(deep=True)
     if r.dates:
         plan.date_from, plan.date_to = r.dates.start, r.dates.end
@@ -60,10 +100,15 @@ def follow_up(r: Reading, previous: IntentPlan) -> IntentPlan:
             plan.categories = r.categories
         if r.merchants or not narrow:
             plan.merchants = r.merchants
+        if not narrow:
+            plan.text = r.fee_kind  # the words of the previous subject go with it
     if r.direction:
+        flips = {r.direction, plan.direction} == {Direction.in_, Direction.out}
+        if flips and not r.categories and r.has(p.SUBJECT_IN):
+            plan.categories = []  # "what about income?": not the spending categories
         plan.direction = r.direction
     if plan.intent is Intent.text_qa:
-        return IntentPlan.model_validate(plan.model_dump())
+        return _kept(plan, previous)
     if r.metric:
         plan.metric = r.metric
     _reshape(r, plan)
@@ -73,7 +118,14 @@ def follow_up(r: Reading, previous: IntentPlan) -> IntentPlan:
     elif _replaces_sides(r, plan):
         plan.compare = []
     _keep_shapes(plan)
-    return IntentPlan.model_validate(plan.model_dump())
+    return _kept(plan, previous)
+
+
+def _kept(plan: IntentPlan, previous: IntentPlan) -> IntentPlan:
+    """``plan`` validated, with the filters it kept from ``previous`` listed."""
+    checked = IntentPlan.model_validate(plan.model_dump() | {"inherited": []})
+    checked.inherited = inherited(checked, previous)
+    return checked
 
 
 def compare_into(plan: IntentPlan, comparison: Comparison) -> None:
@@ -136,10 +188,13 @@ def _reshape(r: Reading, plan: IntentPlan) -> None:
     elif plan.intent is Intent.listing and (r.sort or r.limit):
         plan.sort = r.sort or plan.sort
         plan.limit = r.limit or plan.limit
-    elif r.metric and plan.intent is Intent.listing:
-        plan.intent = Intent.aggregate
+    elif plan.intent is Intent.listing and (r.metric or r.has(p.AGGREGATE)):
+        plan.intent = Intent.aggregate  # "how many was that?", "and the total?" after rows
+        plan.metric = r.metric or Metric.sum
     elif r.limit and plan.intent is Intent.aggregate and plan.group_by:
         plan.top = r.limit  # "top 3?" after spending by merchant
+    elif plan.metric in (Metric.min, Metric.max) and (bare := r.superlative):
+        plan.metric = bare  # "and the smallest?" after the largest purchase
 
 
 def inherited(plan: IntentPlan, previous: IntentPlan) -> list[str]:

@@ -180,12 +180,13 @@ def _action_of(kind: str) -> Condition:
     return lambda t: bool(action.pattern.search(t.reading.text)) and not t.reading.dates
 
 
+def _answered_before(t: Turn) -> bool:
+    """Whether the question comes after an answer (not after a clarification)."""
+    return t.previous is not None and t.previous.intent is not Intent.clarify
+
+
 def _follows(t: Turn) -> bool:
-    return (
-        t.previous is not None
-        and t.previous.intent is not Intent.clarify
-        and is_elliptical(t.reading)
-    )
+    return _answered_before(t) and is_elliptical(t.reading)
 
 
 def _extreme_with_subject(t: Turn) -> bool:
@@ -251,6 +252,8 @@ RULES: tuple[Rule, ...] = (
         lambda t: unknown_account(t.reading.foreign_account or "", t.router.vocabulary),
     ),
     Rule("follow_up", _follows, lambda t: t.router.follow_up(t)),
+    # A complete question after an answer starts fresh: nothing is carried over.
+    Rule("fresh_question", _answered_before),
     # What the question asks for, first match wins.
     Rule("how_much_word", lambda t: t.reading.has(p.HOW_MUCH), _ask(Intent.aggregate)),
     Rule("statement_text", lambda t: t.reading.is_text_qa, _ask(Intent.text_qa)),
@@ -299,7 +302,7 @@ class OfflineRouter:
 
     def trace(self, question: str, as_of: date, previous: IntentPlan | None = None) -> Routing:
         """The plan, the rule that decided it, and every rule that fired."""
-        turn = Turn(self, self.reader.read(question, as_of), previous)
+        turn = Turn(self, self.reader.read(question, as_of, previous), previous)
         for table in (RULES, CHECKS):
             for rule in table:
                 if not rule.when(turn):
@@ -312,8 +315,20 @@ class OfflineRouter:
         return Routing(turn.plan, turn.decided, tuple(turn.fired))
 
     def follow_up(self, t: Turn) -> IntentPlan:
+        """The previous plan edited by what the follow-up names; a name the data does not
+        have is asked about, as in any question."""
+        r = t.reading
         assert t.previous is not None
-        return follow_up(t.reading, t.previous)
+        if r.unknown_name and not (r.merchants or r.categories):
+            name = as_written(r.unknown_name, r.question)
+            merchants, described = self._resolve(name)
+            if not merchants and described is None:
+                t.fire("unknown_name", decides=True)
+                return self.unknown(name)
+            plan = follow_up(r, t.previous)
+            update = {"merchants": merchants, "categories": [], "text": described}
+            return plan.model_copy(update=update) if merchants or described else plan
+        return follow_up(r, t.previous)
 
     def standalone(self, t: Turn, intent: Intent) -> IntentPlan:
         """The plan of a question asking for ``intent`` on its own; a comparison, a name the

@@ -146,6 +146,7 @@ POINTING = lexicon.cue("intent.pointing")
 NARROW = lexicon.cue("intent.narrow")
 LIST_FOLLOW = lexicon.cue("intent.list_follow")
 CHART_FOLLOW = lexicon.cue("intent.chart_follow")
+SUBJECT_IN = lexicon.cue("intent.subject_in")
 
 # --- comparisons ------------------------------------------------------------------------------
 _VERSUS = _any("compare.versus")

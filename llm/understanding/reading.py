@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
+from elastic.model.calendar import bucket_start, shift
 from elastic.model.plan import (
     MAX_LIMIT,
     MAX_SIDES,
@@ -20,6 +21,7 @@ from elastic.model.plan import (
     CompareSide,
     Direction,
     GroupBy,
+    IntentPlan,
     Interval,
     Metric,
     SortOrder,
@@ -71,6 +73,18 @@ _NOT_BANK_NAMES = frozenset(
     + lexicon.words("banks.held")
 )
 _ARABIC_ARTICLE = re.compile(r"^(?:ال|لل)")
+
+
+def _each(path: str) -> tuple[re.Pattern[str], ...]:
+    """Each entry at ``path`` as a pattern of its own (entries name the same groups)."""
+    return tuple(re.compile(rf"\b(?:{entry})\b") for entry in lexicon.words(path))
+
+
+# Periods named from the previous question's: "the month before", "after that".
+_FOLLOW_DATES = {
+    kind: _each(f"follow_dates.{kind}")
+    for kind in ("before", "after", "before_that", "after_that", "year_ago")
+}
 _NAME_PUNCTUATION = re.compile(r"[?!,;:(]|\s{2,}|\.(?:\s|$)")
 
 
@@ -163,6 +177,14 @@ class Reading:
         return Metric.min if sup and re.fullmatch(p.SMALLEST_WORD, sup) else Metric.max
 
     @property
+    def superlative(self) -> Metric | None:
+        """A superlative on its own ("and the smallest?"): the largest or smallest of what
+        was asked before."""
+        if self.has(p.SMALLEST):
+            return Metric.min
+        return Metric.max if self.has(p.LARGEST) else None
+
+    @property
     def per(self) -> Interval | None:
         """The interval a total is averaged over ("average per month"), if that is asked."""
         if self.metric is not Metric.avg or self.group_by or self.has(p.AVERAGE_ROW):
@@ -249,7 +271,9 @@ class Reader:
         self.vocabulary = vocabulary
         self.matcher = matcher
 
-    def read(self, question: str, as_of: date) -> Reading:
+    def read(self, question: str, as_of: date, previous: IntentPlan | None = None) -> Reading:
+        """What ``question`` says, asked on ``as_of`` after ``previous`` (whose period the
+        question may name a period from: "and the month before?")."""
         text = normalize(question, self.matcher.known_words)
         accounts: list[str] = []
         spans: list[tuple[int, int]] = []
@@ -267,8 +291,11 @@ class Reader:
         relative = p.RELATIVE.search(rest)
         if relative:  # "the previous month" here is not last month
             rest = blank(rest, [relative.span("rel")])
-        dates = find_date_range(rest, as_of)
-        found, more = dates, MAX_SIDES
+        follow = _follow_period(rest, previous, as_of) if previous else None
+        if follow:
+            rest = blank(rest, [follow.span])
+        dates = follow or find_date_range(rest, as_of)
+        found, more = (None if follow else dates), MAX_SIDES
         while found:  # one period per side of a comparison; otherwise the first is the range
             rest = blank(rest, [found.span])
             if isinstance(found, DateRange):
@@ -371,6 +398,39 @@ class Reader:
             if not self.matcher.spells_loaded_bank(_ARABIC_ARTICLE.sub("", name)):
                 return as_written(name, question)
         return None
+
+
+def _follow_period(rest: str, previous: IntentPlan, as_of: date) -> DateRange | None:
+    """A period named from the previous plan's ("the month before", "after that", "the same
+    period a year earlier"), where it is in ``rest``; None when there is none."""
+    start, end = previous.date_from, previous.date_to
+    for kind, patterns in _FOLLOW_DATES.items():
+        for pattern in patterns:
+            match = pattern.search(rest)
+            if match is None:
+                continue
+            found = _from_previous(kind, match, start, end, as_of)
+            if found is not None:
+                return DateRange(*found, match.span())
+    return None
+
+
+def _from_previous(
+    kind: str, match: re.Match[str], start: date | None, end: date | None, as_of: date
+) -> tuple[date | None, date | None] | None:
+    if kind in ("before", "after") and start and end:
+        unit = Interval(match.group("unit"))
+        if kind == "before":
+            return unit_before(start, unit)
+        first = shift(bucket_start(end, unit), unit, 1)
+        return first, min(shift(first, unit, 1) - timedelta(days=1), as_of)
+    if kind == "before_that" and start:
+        return None, start - timedelta(days=1)
+    if kind == "after_that" and end:
+        return end + timedelta(days=1), as_of
+    if kind == "year_ago" and start and end:
+        return year_earlier(start, end)
+    return None
 
 
 def _joined_as_versus(rest: str) -> str:
