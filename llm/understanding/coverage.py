@@ -45,10 +45,10 @@ def outside_data(plan: IntentPlan, vocabulary: Vocabulary) -> IntentPlan | None:
     """A clarification when ``plan`` asks about a period with none of the user's transactions,
     or about a currency none of them are in; None when the plan can be answered from what is
     loaded."""
-    return _outside_period(plan, vocabulary) or _outside_currency(plan, vocabulary)
+    return outside_period(plan, vocabulary) or outside_currency(plan, vocabulary)
 
 
-def _outside_period(plan: IntentPlan, vocabulary: Vocabulary) -> IntentPlan | None:
+def outside_period(plan: IntentPlan, vocabulary: Vocabulary) -> IntentPlan | None:
     first, last = vocabulary.first_date, vocabulary.last_date
     if plan.intent not in _OVER_TRANSACTIONS or first is None or last is None:
         return None
@@ -64,7 +64,7 @@ def _outside_period(plan: IntentPlan, vocabulary: Vocabulary) -> IntentPlan | No
     return clarify(message, _suggestions(plan, first, last))
 
 
-def _outside_currency(plan: IntentPlan, vocabulary: Vocabulary) -> IntentPlan | None:
+def outside_currency(plan: IntentPlan, vocabulary: Vocabulary) -> IntentPlan | None:
     loaded = vocabulary.currencies or [vocabulary.currency]
     if plan.intent not in _OVER_TRANSACTIONS or not plan.currency or plan.currency in loaded:
         return None

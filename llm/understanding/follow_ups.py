@@ -94,6 +94,8 @@ def follow_up(r: Reading, previous: IntentPlan) -> IntentPlan:
                 plan.min_amount = None
     if r.accounts:
         plan.accounts = r.accounts
+    if r.currency:
+        plan.currency = r.currency
     if r.categories or r.merchants:
         narrow = r.has(p.NARROW)
         if r.categories or not narrow:

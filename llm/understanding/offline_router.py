@@ -77,7 +77,13 @@ from elastic.model.plan import (
 from elastic.model.results import Vocabulary
 from llm.understanding import lexicon
 from llm.understanding import patterns as p
-from llm.understanding.coverage import clarify, outside_data, unknown_account
+from llm.understanding.coverage import (
+    accounts_loaded,
+    clarify,
+    outside_currency,
+    outside_period,
+    unknown_account,
+)
 from llm.understanding.dates import warm_up
 from llm.understanding.follow_ups import DEFAULT_LISTING_LIMIT, compare_into, follow_up
 from llm.understanding.follow_ups import elliptical as is_elliptical
@@ -243,14 +249,58 @@ def _always(t: Turn) -> bool:
     return True
 
 
+def _said(pattern: re.Pattern[str], unless_personal: bool = False) -> Condition:
+    """The question holds ``pattern`` (and, if asked, says nothing of the user's own
+    activity: "Who founded Costco?" but not "What did I pay Costco?")."""
+
+    def holds(t: Turn) -> bool:
+        text = t.reading.text
+        return bool(pattern.search(text)) and not (unless_personal and p.PERSONAL.search(text))
+
+    return holds
+
+
+def _beyond(key: str) -> Act:
+    """A question FinSync cannot answer from the user's data: it says so, and what it can."""
+    return lambda t: t.router.off_topic(Message(key=key))
+
+
+def _which_account(t: Turn) -> IntentPlan:
+    """One account asked for by a name several answer to: which one, each as a question."""
+    r = t.reading
+    assert r.ambiguous is not None
+    phrase, accounts = r.ambiguous
+    before, _, after = r.question.partition(phrase)
+    suggested = [
+        Message(key="ask_corrected", fields={"before": before, "fix": name, "after": after})
+        for name in accounts
+    ]
+    message = Message(
+        key="ambiguous_account", fields={"phrase": phrase, "accounts": list(accounts)}
+    )
+    return clarify(message, suggested)
+
+
 RULES: tuple[Rule, ...] = (
+    # What FinSync does not do or know, whatever came before.
     *(Rule(f"action_{a.kind}", _action_of(a.kind), _refuse_as(a.kind)) for a in ACTIONS),
+    Rule("advice", _said(p.ADVICE), _beyond("advice")),
+    Rule("world_question", _said(p.WORLD, unless_personal=True), _beyond("world")),
+    Rule("not_held", _said(p.NOT_HELD, unless_personal=True), _beyond("not_held")),
+    Rule(
+        "accounts_held",
+        _said(p.ACCOUNTS_HELD),
+        lambda t: accounts_loaded(t.router.vocabulary),
+    ),
+    # What the question names that cannot be used as it is.
     Rule("unclear", lambda t: t.reading.problem is not None, _unclear),
     Rule(
         "no_account",
         lambda t: t.reading.foreign_account is not None,
         lambda t: unknown_account(t.reading.foreign_account or "", t.router.vocabulary),
     ),
+    Rule("ambiguous_account", lambda t: t.reading.ambiguous is not None, _which_account),
+    Rule("currency_named", lambda t: t.reading.currency is not None),
     Rule("follow_up", _follows, lambda t: t.router.follow_up(t)),
     # A complete question after an answer starts fresh: nothing is carried over.
     Rule("fresh_question", _answered_before),
@@ -277,8 +327,13 @@ RULES: tuple[Rule, ...] = (
 CHECKS: tuple[Rule, ...] = (
     Rule(
         "outside_data",
-        lambda t: outside_data(t.plan, t.router.vocabulary) is not None,
-        lambda t: outside_data(t.plan, t.router.vocabulary),
+        lambda t: outside_period(t.plan, t.router.vocabulary) is not None,
+        lambda t: outside_period(t.plan, t.router.vocabulary),
+    ),
+    Rule(
+        "no_currency",
+        lambda t: outside_currency(t.plan, t.router.vocabulary) is not None,
+        lambda t: outside_currency(t.plan, t.router.vocabulary),
     ),
 )
 
@@ -532,5 +587,6 @@ def _filters(r: Reading, intent: Intent) -> IntentPlan:
         direction=direction,
         min_amount=r.amounts.min_amount if r.amounts else None,
         max_amount=r.amounts.max_amount if r.amounts else None,
+        currency=r.currency,
         text=r.fee_kind,
     )

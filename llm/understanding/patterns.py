@@ -167,3 +167,14 @@ NOT_COMPARED_NAMES = _words("compare.not_names")
 
 # --- money or not -----------------------------------------------------------------------------
 FINANCE = lexicon.cue("topic.finance")
+ADVICE = lexicon.cue("scope.advice")
+WORLD = lexicon.cue("scope.world")
+NOT_HELD = lexicon.cue("scope.not_held")
+ACCOUNTS_HELD = lexicon.cue("scope.accounts_held")
+_NOT_BEFORE_CURRENCY = rf"(?!\s+{_any('currencies.not_before')}\b)"
+CURRENCIES = tuple(
+    (code, re.compile(rf"(?<!\w)(?:{'|'.join(words)})(?!\w){_NOT_BEFORE_CURRENCY}"))
+    for code, words in lexicon.table("currencies").items()
+    if code != "not_before"
+)
+SINGULAR_ACCOUNT = lexicon.cue("account_words.singular")

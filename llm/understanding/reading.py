@@ -34,7 +34,7 @@ from llm.understanding.arabic_names import ARABIC_LETTERS, arabic_skeletons
 from llm.understanding.dates import DateRange, find_date_range, unit_before, year_earlier
 from llm.understanding.problems import Problem
 from llm.understanding.text_norm import blank, normalize, parse_count
-from llm.understanding.vocabulary import Kind, VocabMatcher
+from llm.understanding.vocabulary import Kind, VocabMatch, VocabMatcher
 
 FEES_CATEGORY = "Fees"
 SIDE_FIELD = {Kind.account: "accounts", Kind.category: "categories", Kind.merchant: "merchants"}
@@ -125,6 +125,10 @@ class Reading:
     unnamed: str  # ``rest`` without merchant names ("Website-Balance" asks for no balance)
     items: tuple[Item, ...] = ()  # periods and names, for a comparison
     foreign_account: str | None = None  # an account or bank the user has not loaded
+    currency: str | None = None  # a currency named: "in euros"
+    # One account asked for by a name several accounts answer to: the name as written and
+    # the accounts ("my card" with two cards).
+    ambiguous: tuple[str, tuple[str, ...]] | None = None
 
     def has(self, pattern: re.Pattern[str]) -> bool:
         return pattern.search(self.rest) is not None
@@ -314,6 +318,12 @@ class Reader:
         if isinstance(amounts, AmountBounds):
             rest = blank(rest, amounts.spans)
         problem = next((f for f in (dates, amounts) if isinstance(f, Problem)), None)
+        currency = None
+        for code, pattern in p.CURRENCIES:
+            if named := pattern.search(rest):
+                currency = code
+                rest = blank(rest, [named.span()])
+                break
         rest = blank(rest, [m.span() for m in p.WITHOUT_TRANSFERS.finditer(rest)])
         # "cash flow" is a direction, not the Cash category.
         matches = self.matcher.find(blank(rest, [m.span() for m in p.NET.finditer(rest)]))
@@ -360,6 +370,8 @@ class Reader:
             unnamed=blank(rest, names),
             items=tuple(items),
             foreign_account=self._foreign_account(rest, known, question),
+            currency=currency,
+            ambiguous=_ambiguous(rest, matches, question),
         )
 
     def _foreign_account(
@@ -398,6 +410,22 @@ class Reader:
             if not self.matcher.spells_loaded_bank(_ARABIC_ARTICLE.sub("", name)):
                 return as_written(name, question)
         return None
+
+
+def _ambiguous(
+    rest: str, matches: list[VocabMatch], question: str
+) -> tuple[str, tuple[str, ...]] | None:
+    """A name of several accounts asked as one ("my card", "my Cedar Valley account"), as
+    written, with the accounts it names."""
+    for match in matches:
+        if match.kind is not Kind.account or len(match.values) < 2:
+            continue
+        start, end = match.span
+        following = re.match(r"\s*\S+", rest[end:])
+        phrase = rest[start:end] + (following.group() if following else "")
+        if singular := p.SINGULAR_ACCOUNT.search(phrase):
+            return as_written(phrase[: singular.end()].strip(), question), match.values
+    return None
 
 
 def _follow_period(rest: str, previous: IntentPlan, as_of: date) -> DateRange | None:
