@@ -310,6 +310,7 @@ class Reader:
             found = find_date_range(rest, as_of)
             if isinstance(found, Problem):
                 dates = found
+        items = _year_shared(items, as_of)
         periods = [item.period for item in items if item.period]
         if relative and len(periods) == 1 and (first := periods[0].start):
             side = _relative(relative, first, periods[0].end or first)
@@ -459,6 +460,27 @@ def _from_previous(
     if kind == "year_ago" and start and end:
         return year_earlier(start, end)
     return None
+
+
+def _year_shared(items: list[Item], as_of: date) -> list[Item]:
+    """Periods of a list given their year by the item that has one: "Q1 or Q2 2024" is Q1 2024
+    (the next item's year, else the one before)."""
+    dated = [i for i, item in enumerate(items) if item.period and item.period.has_year]
+    if not dated:
+        return items
+    shared = []
+    for i, item in enumerate(items):
+        period = item.period
+        if period is None or period.has_year or period.start is None:
+            shared.append(item)
+            continue
+        source = next((j for j in dated if j > i), dated[-1])
+        year_of = items[source].period
+        assert year_of is not None and year_of.start is not None
+        moved = period.in_year(year_of.start.year)
+        keep = moved.start is None or moved.start > as_of
+        shared.append(item if keep else Item(item.kind, item.span, item.values, moved))
+    return shared
 
 
 def _joined_as_versus(rest: str) -> str:
