@@ -98,7 +98,7 @@ from llm.understanding.reading import (
     overlaps_none,
 )
 from llm.understanding.text_norm import strip_accents
-from llm.understanding.vocabulary import VocabMatcher
+from llm.understanding.vocabulary import Tier, VocabMatcher
 
 INCOME_CATEGORY = "Income"
 MIN_DESCRIBED = 3  # shorter words match too many descriptions by chance
@@ -301,6 +301,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule("ambiguous_account", lambda t: t.reading.ambiguous is not None, _which_account),
     Rule("currency_named", lambda t: t.reading.currency is not None),
+    # How the question's words were read: misspellings put right, everyday words for categories.
+    Rule("typo", lambda t: bool(t.reading.corrected) or Tier.typo in t.reading.tiers),
+    Rule("synonym", lambda t: Tier.synonym in t.reading.tiers),
     Rule("follow_up", _follows, lambda t: t.router.follow_up(t)),
     # A complete question after an answer starts fresh: nothing is carried over.
     Rule("fresh_question", _answered_before),

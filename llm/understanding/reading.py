@@ -32,9 +32,11 @@ from llm.understanding import patterns as p
 from llm.understanding.amounts import AmountBounds, find_amount_bounds
 from llm.understanding.arabic_names import ARABIC_LETTERS, arabic_skeletons
 from llm.understanding.dates import DateRange, find_date_range, unit_before, year_earlier
+from llm.understanding.language import question_language
 from llm.understanding.problems import Problem
 from llm.understanding.text_norm import blank, normalize, parse_count
-from llm.understanding.vocabulary import Kind, VocabMatch, VocabMatcher
+from llm.understanding.typos import corrected
+from llm.understanding.vocabulary import Kind, Tier, VocabMatch, VocabMatcher
 
 FEES_CATEGORY = "Fees"
 SIDE_FIELD = {Kind.account: "accounts", Kind.category: "categories", Kind.merchant: "merchants"}
@@ -126,6 +128,8 @@ class Reading:
     items: tuple[Item, ...] = ()  # periods and names, for a comparison
     foreign_account: str | None = None  # an account or bank the user has not loaded
     currency: str | None = None  # a currency named: "in euros"
+    corrected: tuple[tuple[str, str], ...] = ()  # misspelt words put right: (as typed, right)
+    tiers: frozenset[Tier] = frozenset()  # how the names of the user's data were found
     # One account asked for by a name several accounts answer to: the name as written and
     # the accounts ("my card" with two cards).
     ambiguous: tuple[str, tuple[str, ...]] | None = None
@@ -258,7 +262,10 @@ class Reading:
             return True
         if self.has(p.ROWS) and not self.has(p.AMOUNT_TALK):  # "Purchases at Target in May"
             return True
-        # One row named with a list verb or a count: "every Uber ride", "the 3 smallest".
+        # One row named with a list verb or a count: "every Uber ride", "the 3 smallest"; not
+        # an amount's noun ("what were my expenses in April?").
+        if self.has(p.AMOUNT_TALK) and self.limit is None and self.sort is None:
+            return False
         return self.has(p.ROW_NOUN) and (self.has(p.LIST_VERB) or self.limit is not None)
 
     def facts(self) -> list[str]:
@@ -278,7 +285,12 @@ class Reader:
     def read(self, question: str, as_of: date, previous: IntentPlan | None = None) -> Reading:
         """What ``question`` says, asked on ``as_of`` after ``previous`` (whose period the
         question may name a period from: "and the month before?")."""
-        text = normalize(question, self.matcher.known_words)
+        corrections: list[tuple[str, str]] = []
+        known = self.matcher.known_words
+        text = normalize(question, known, corrections)
+        if question_language(question) == lexicon.FIRST:
+            text, fixed = corrected(text, known)
+            corrections += fixed
         accounts: list[str] = []
         spans: list[tuple[int, int]] = []
         for match in p.LAST4.finditer(text):
@@ -373,6 +385,8 @@ class Reader:
             foreign_account=self._foreign_account(rest, known, question),
             currency=currency,
             ambiguous=_ambiguous(rest, matches, question),
+            corrected=tuple(corrections),
+            tiers=frozenset(m.tier for m in matches),
         )
 
     def _foreign_account(
@@ -531,7 +545,9 @@ def _values(groups: Iterable[Iterable[str]]) -> list[str]:
 def _direction(rest: str) -> Direction | None:
     if p.NET.search(rest):
         return Direction.net
-    money_in, money_out = p.MONEY_IN.search(rest), p.MONEY_OUT.search(rest)
+    money_in = p.MONEY_IN.search(rest)
+    # "pay me" is money in; its "pay" says nothing more
+    money_out = p.MONEY_OUT.search(blank(rest, [m.span() for m in p.MONEY_IN.finditer(rest)]))
     if money_in and money_out:
         return Direction.net
     if money_in:

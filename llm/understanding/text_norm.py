@@ -75,17 +75,23 @@ NUMBER_WORDS = {word: n for n, word in enumerate(lexicon.languages()[0].get("num
 COUNT = r"(?:\d{1,3}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 
 
-def normalize(question: str, known: Collection[str] = frozenset()) -> str:
+def normalize(
+    question: str,
+    known: Collection[str] = frozenset(),
+    corrections: list[tuple[str, str]] | None = None,
+) -> str:
     """Lower-cased, ASCII digits, straight quotes and single spaces, other languages' date
     words in English, "'24" as 2024; offsets are not preserved. Misspelt month names are
     corrected unless they are among the ``known`` words (lower-cased words of the user's
-    merchants, categories and accounts: the merchant "Augusta" stays)."""
+    merchants, categories and accounts: the merchant "Augusta" stays), and noted in
+    ``corrections`` when it is given."""
     text = unicodedata.normalize("NFKC", question).translate(_ASCII).casefold()
     text = _DIACRITICS.sub("", text)
     text = _JOINED_AND.sub("and ", text)
     text = _REWRITE.sub(lambda m: _REWRITES[m.group()], text)
     text = _SHORT_YEAR.sub(lambda m: str(_full_year(m.group("yy"))), text)
-    text = _WORD.sub(lambda m: _fix_month(m, known), text)
+    noted = corrections if corrections is not None else []
+    text = _WORD.sub(lambda m: _fix_month(m, known, noted), text)
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -94,13 +100,17 @@ def _full_year(yy: str) -> int:
     return datetime.strptime(yy, "%y").year
 
 
-def _fix_month(match: re.Match[str], known: Collection[str]) -> str:
+def _fix_month(
+    match: re.Match[str], known: Collection[str], corrections: list[tuple[str, str]]
+) -> str:
     """Correct a misspelt month name ("janurary", "febuary"); other words stay as they are."""
     word = match.group()
     if word in known:
         return word
     candidates = [month for month in _MONTHS if month[0] == word[0]]
     found = process.extractOne(word, candidates, scorer=fuzz.ratio, score_cutoff=88)
+    if found and found[0] != word:
+        corrections.append((word, found[0]))
     return found[0] if found else word
 
 
