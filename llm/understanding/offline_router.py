@@ -85,8 +85,9 @@ from llm.understanding.coverage import (
     unknown_account,
 )
 from llm.understanding.dates import warm_up
-from llm.understanding.follow_ups import DEFAULT_LISTING_LIMIT, compare_into, follow_up
+from llm.understanding.follow_ups import DEFAULT_LISTING_LIMIT, compare_into, follow_up, inherited
 from llm.understanding.follow_ups import elliptical as is_elliptical
+from llm.understanding.meaning import Meaning
 from llm.understanding.reading import (
     Comparison,
     Item,
@@ -94,6 +95,7 @@ from llm.understanding.reading import (
     Reading,
     RowKind,
     as_written,
+    everyday,
     name_at,
     overlaps_none,
 )
@@ -165,6 +167,15 @@ class Rule:
     name: str
     when: Condition
     then: Act | None = None
+
+
+@dataclass(frozen=True)
+class _Named:
+    """What a name the user's data does not hold stands for."""
+
+    merchants: list[str] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    text: str | None = None  # words the descriptions hold
 
 
 @dataclass(frozen=True)
@@ -345,9 +356,14 @@ class OfflineRouter:
     """Routes questions to IntentPlans with rules and the indexed vocabulary; deterministic."""
 
     def __init__(
-        self, vocabulary: Vocabulary, describes: Callable[[str], bool] | None = None
+        self,
+        vocabulary: Vocabulary,
+        describes: Callable[[str], bool] | None = None,
+        meaning: Meaning | None = None,
     ) -> None:
         self.vocabulary = vocabulary
+        # Places words no name or lexicon knows by what they mean (the local embedder).
+        self.meaning = meaning
         # Whether any transaction mentions some words: a name no merchant carries (a payer,
         # a counterparty, a brand inside a bank's descriptor) then filters the descriptions.
         self._describes = describes
@@ -374,19 +390,20 @@ class OfflineRouter:
 
     def follow_up(self, t: Turn) -> IntentPlan:
         """The previous plan edited by what the follow-up names; a name the data does not
-        have is asked about, as in any question."""
+        have is placed or asked about, as in any question."""
         r = t.reading
         assert t.previous is not None
-        if r.unknown_name and not (r.merchants or r.categories):
-            name = as_written(r.unknown_name, r.question)
-            merchants, described = self._resolve(name)
-            if not merchants and described is None:
-                t.fire("unknown_name", decides=True)
-                return self.unknown(name)
-            plan = follow_up(r, t.previous)
-            update = {"merchants": merchants, "categories": [], "text": described}
-            return plan.model_copy(update=update) if merchants or described else plan
-        return follow_up(r, t.previous)
+        plan = follow_up(r, t.previous)
+        if r.merchants or r.categories:
+            return plan
+        named = self._placed(t)
+        if isinstance(named, IntentPlan):
+            return named
+        if named is None:
+            return plan
+        update = {"merchants": named.merchants, "categories": named.categories, "text": named.text}
+        placed = plan.model_copy(update=update)
+        return placed.model_copy(update={"inherited": inherited(placed, t.previous)})
 
     def standalone(self, t: Turn, intent: Intent) -> IntentPlan:
         """The plan of a question asking for ``intent`` on its own; a comparison, a name the
@@ -416,18 +433,15 @@ class OfflineRouter:
                 date_from=r.dates.start if r.dates else None,
                 date_to=r.dates.end if r.dates else None,
             )
-        merchants: list[str] = []
-        described = None
-        if r.unknown_name and not r.merchants:
-            name = as_written(r.unknown_name, r.question)
-            merchants, described = self._resolve(name)
-            if not merchants and described is None:
-                t.fire("unknown_name", decides=True)
-                return self.unknown(name)
+        named = None if r.merchants else self._placed(t)
+        if isinstance(named, IntentPlan):
+            return named
         plan = _filters(r, intent)
-        plan.merchants = plan.merchants or merchants
-        if described:
-            plan.text = described
+        if named is not None:
+            plan.merchants = plan.merchants or named.merchants
+            plan.categories = plan.categories or named.categories
+        if named is not None and named.text:
+            plan.text = named.text
         elif r.kind:
             plan.text = self._kind_text(r.kind)
         if intent is Intent.listing:
@@ -470,13 +484,31 @@ class OfflineRouter:
             return r.comparison((item,)), None
         return None, None
 
-    def _resolve(self, name: str) -> tuple[list[str], str | None]:
-        """The merchants whose names begin with ``name``, else the words of ``name`` the user's
-        descriptions contain; ``([], None)`` when neither knows it."""
-        merchants = self.matcher.merchants_starting(name)
-        if merchants:
-            return merchants, None
-        return [], self._described(name)
+    def _placed(self, t: Turn) -> _Named | IntentPlan | None:
+        """What a name none of the user's names or lexicon words know stands for: the
+        merchants whose names begin with it, the words of the descriptions that hold it, or
+        the category or merchant it means; else a clarification (two meanings too close to
+        tell apart, or nothing that fits). None when the question has no such name."""
+        r = t.reading
+        if not r.unknown_name:
+            return self._everyday(t)
+        name = as_written(r.unknown_name, r.question)
+        if merchants := self.matcher.merchants_starting(name):
+            return _Named(merchants=merchants)
+        if (described := self._described(name)) is not None:
+            return _Named(text=described)
+        meant = self.meaning and everyday(name, r.question)
+        placed = self.meaning.place(name) if self.meaning and meant else None
+        if placed and (sense := placed.found):
+            t.fire("meaning")
+            if sense.kind == "category":
+                return _Named(categories=[sense.value])
+            return _Named(merchants=[sense.value])
+        if placed and placed.senses:
+            t.fire("meaning_close", decides=True)
+            return self.two_meanings(r.question, name, [s.value for s in placed.senses])
+        t.fire("unknown_name", decides=True)
+        return self.unknown(name)
 
     def _described(self, name: str) -> str | None:
         """The longest leading part of ``name`` that the user's descriptions contain, as
@@ -535,6 +567,37 @@ class OfflineRouter:
             suggested.append(Message(key=suggestion["key"], fields=fields))
         doing = Message(key=f"doing_{action.kind}")
         return clarify(Message(key="refuse", fields={"doing": doing}), suggested[:4])
+
+    def _everyday(self, t: Turn) -> _Named | IntentPlan | None:
+        """Everyday words for where money went in a question naming nothing else ("my dog"),
+        placed by meaning; nothing when they mean nothing of the user's data."""
+        r = t.reading
+        names = r.accounts or r.categories or r.merchants or r.kind or r.fee_kind
+        if self.meaning is None or r.everyday is None or names:
+            return None
+        placed = self.meaning.place(r.everyday)
+        if sense := placed.found:
+            t.fire("meaning")
+            if sense.kind == "category":
+                return _Named(categories=[sense.value])
+            return _Named(merchants=[sense.value])
+        if placed.senses:
+            t.fire("meaning_close", decides=True)
+            return self.two_meanings(r.question, r.everyday, [s.value for s in placed.senses])
+        return None
+
+    def two_meanings(self, question: str, name: str, values: list[str]) -> IntentPlan:
+        """A word that may mean either of two of the user's names: which, each as the
+        question asked with it."""
+        before, _, after = question.partition(name)
+        suggested = [
+            Message(key="ask_corrected", fields={"before": before, "fix": value, "after": after})
+            for value in values
+        ]
+        message = Message(
+            key="meaning_close", fields={"word": name, "first": values[0], "second": values[1]}
+        )
+        return clarify(message, suggested)
 
     def unknown(self, name: str) -> IntentPlan:
         """A name none of the user's merchants, categories or descriptions knows, with the

@@ -134,6 +134,9 @@ NAME_AFTER = re.compile(rf"\b{_any('names.after')}\s+{_DETERMINER}(?P<name>{_NAM
 PAYEE = re.compile(rf"\b{_any('names.payee')}\s+{_DETERMINER}(?P<name>{_NAME})")
 NAME_BEFORE_ROWS = re.compile(rf"\b{_any('names.before_rows')}\s+(?P<name>{_NAME})\s+{MANY_ROWS}\b")
 NAME_END = _words("names.end")
+_WORDS_3 = r"[^\W\d_]+(?: [^\W\d_]+){0,2}"
+MEANING_AFTER = re.compile(rf"\b{_any('names.meaning_after')}\s+(?P<name>{_WORDS_3})")
+MEANING_BEFORE = re.compile(rf"(?P<name>{_WORDS_3})\s+{_any('names.meaning_before')}\b")
 NOT_NAMES = _words("names.not_names")
 ACCOUNT_ADJECTIVES = (
     _words("account_words.adjectives") | NOT_NAMES | NAME_END | frozenset(NUMBER_WORDS)

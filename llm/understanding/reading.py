@@ -9,7 +9,7 @@ of it, with properties the rules ask ("is it a listing?", "which interval?").
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -27,6 +27,7 @@ from elastic.model.plan import (
     SortOrder,
 )
 from elastic.model.results import Vocabulary
+from llm.embeddings import model_words
 from llm.understanding import lexicon
 from llm.understanding import patterns as p
 from llm.understanding.amounts import AmountBounds, find_amount_bounds
@@ -35,7 +36,7 @@ from llm.understanding.dates import DateRange, find_date_range, unit_before, yea
 from llm.understanding.language import question_language
 from llm.understanding.problems import Problem
 from llm.understanding.text_norm import blank, normalize, parse_count
-from llm.understanding.typos import corrected
+from llm.understanding.typos import corrected, lexicon_words
 from llm.understanding.vocabulary import Kind, Tier, VocabMatch, VocabMatcher
 
 FEES_CATEGORY = "Fees"
@@ -129,6 +130,9 @@ class Reading:
     foreign_account: str | None = None  # an account or bank the user has not loaded
     currency: str | None = None  # a currency named: "in euros"
     corrected: tuple[tuple[str, str], ...] = ()  # misspelt words put right: (as typed, right)
+    # Everyday words for where money went that nothing else names ("my dog"), as written: for
+    # placing by meaning.
+    everyday: str | None = None
     tiers: frozenset[Tier] = frozenset()  # how the names of the user's data were found
     # One account asked for by a name several accounts answer to: the name as written and
     # the accounts ("my card" with two cards).
@@ -289,7 +293,7 @@ class Reader:
         known = self.matcher.known_words
         text = normalize(question, known, corrections)
         if question_language(question) == lexicon.FIRST:
-            text, fixed = corrected(text, known)
+            text, fixed = corrected(text, known | _names_as_written(question, text))
             corrections += fixed
         accounts: list[str] = []
         spans: list[tuple[int, int]] = []
@@ -387,6 +391,7 @@ class Reader:
             ambiguous=_ambiguous(rest, matches, question),
             corrected=tuple(corrections),
             tiers=frozenset(m.tier for m in matches),
+            everyday=_everyday_phrase(unmatched, question),
         )
 
     def _foreign_account(
@@ -425,6 +430,58 @@ class Reader:
             if not self.matcher.spells_loaded_bank(_ARABIC_ARTICLE.sub("", name)):
                 return as_written(name, question)
         return None
+
+
+def _names_as_written(question: str, text: str) -> frozenset[str]:
+    """Words that are names, never misspellings: capitalised past the question's first word
+    ("Lyft"), or where a name goes ("at lyft", "my lyft rides")."""
+    capitalised = {
+        w.casefold() for w in re.findall(r"(?<=\s)[^\W\d_][\w'&.-]*", question) if w[0].isupper()
+    }
+    placed = {
+        match.group("name")
+        for pattern in (p.NAME_AFTER, p.PAYEE, p.NAME_BEFORE_ROWS)
+        for match in pattern.finditer(text)
+    }
+    return frozenset(capitalised | placed)
+
+
+def _everyday_phrase(rest: str, question: str) -> str | None:
+    """Everyday English words (up to three) for where money went, after "my", "the", "on" ...
+    or before "costs", "bills", that no lexicon and no name of the user's data knows ("my
+    dog", "car repairs cost"), as the user wrote them."""
+    for pattern in (p.MEANING_AFTER, p.MEANING_BEFORE):
+        for match in pattern.finditer(rest):
+            words = match.group("name").split()
+            if pattern is p.MEANING_AFTER:
+                words = list(_until_end(words))
+            else:
+                words = list(reversed(list(_until_end(reversed(words)))))
+            written = as_written(" ".join(words), question)
+            if words and all(everyday_word(w) for w in words) and everyday(written, question):
+                return written
+    return None
+
+
+def _until_end(words: Iterable[str]) -> Iterator[str]:
+    for word in words:
+        if word in p.NAME_END or word in p.NOT_NAMES:
+            return
+        yield word
+
+
+def everyday_word(word: str) -> bool:
+    """An English word of everyday speech that no lexicon knows."""
+    return word.isalpha() and word in model_words() and word not in lexicon_words()
+
+
+def everyday(written: str, question: str) -> bool:
+    """Whether a name as written is everyday words (placed by meaning), not a proper name: in
+    lower case in the question, and English words."""
+    words = written.split()
+    at = question.find(written)
+    capitalised = any(w[:1].isupper() for w in words) and at > 0
+    return not capitalised and all(w.casefold() in model_words() for w in words)
 
 
 def _ambiguous(

@@ -42,12 +42,15 @@ def _tokens(value: Any) -> Iterator[str]:
 
 
 @cache
+def lexicon_words() -> frozenset[str]:
+    """Every word written in the lexicons, of every language."""
+    return frozenset(w for language in lexicon.languages() for w in _tokens(language.tables))
+
+
+@cache
 def _right() -> frozenset[str]:
     """Words that are right as they are: the model's vocabulary and every lexicon's words."""
-    words = set(model_words())
-    for language in lexicon.languages():
-        words.update(_tokens(language.tables))
-    return frozenset(words)
+    return model_words() | lexicon_words()
 
 
 @cache

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from rapidfuzz import fuzz, process, utils
+from rapidfuzz.distance import OSA
 
 from elastic.ingest.cleaning import descriptor_words
 from elastic.model.results import Vocabulary
@@ -76,6 +77,7 @@ _EDGE_STOPWORDS = frozenset(lexicon.words("names.edge"))
 _TOKEN = re.compile(r"[^\W_]+(?:['&.-][^\W_]+)*")
 _MAX_NGRAM = 4
 _MIN_NAME = 3  # a shorter name begins too many merchant names
+_MIN_EDITED = 5  # one edit in a shorter word makes another word
 _AND = re.compile(r"\band\b|&")
 # Arabic joins "and", "with", "as" and "for" to the next word: "بالبطاقة" (with the card),
 # "وبطاقتي" (and my card), "للحساب" (for the account, the article's alif dropped).
@@ -143,7 +145,7 @@ class VocabMatcher:
                     _add(self._parts, word, Kind.category, category)
         for word, targets in CATEGORY_SYNONYMS.items():
             for target in targets:
-                for category in _of_kind(target, vocabulary.categories):
+                for category in of_kind(target, vocabulary.categories):
                     _add(self._synonyms, word, Kind.category, category)
         for alias, merchant in _place_words(vocabulary.merchants).items():
             self._add_own(alias, Kind.merchant, merchant)
@@ -225,6 +227,8 @@ class VocabMatcher:
             if cutoff is None:
                 return []
             best = process.extractOne(key, self._keys, scorer=fuzz.ratio, score_cutoff=cutoff)
+            if best is None:
+                best = _one_edit(key, self._keys)
             if best is None:
                 return []
             score, tier = best[1], Tier.typo
@@ -316,6 +320,18 @@ def _unjoined(phrase: str) -> list[str]:
     return [squash(p.sub(r, phrase, count=1)) for p, r in _ARABIC_JOINED if p.match(phrase)]
 
 
+def _one_edit(key: str, keys: list[str]) -> tuple[str, float, int] | None:
+    """The one key a single edit from ``key`` (a letter changed, added, dropped, or two
+    swapped: "travle", "salery"), when ``key`` is long enough for that to mean a typo."""
+    if len(key) < _MIN_EDITED:
+        return None
+    found = process.extract(key, keys, scorer=OSA.distance, score_cutoff=1, limit=2)
+    if len(found) != 1:
+        return None
+    name, _, index = found[0]
+    return name, fuzz.ratio(key, name), index
+
+
 def _name_words(name: str) -> set[str]:
     """The words of a name as a question may write them: "Trader Joe's" gives trader, joe,
     joe's and joes."""
@@ -338,7 +354,7 @@ def _category_words(category: str) -> list[str]:
     ]
 
 
-def _of_kind(concept: str, categories: list[str]) -> list[str]:
+def of_kind(concept: str, categories: list[str]) -> list[str]:
     """The user's categories of the kind ``concept`` names ("Dining"): that name, the names
     other apps give it, or names holding its word ("Health & Wellness" for Health)."""
     names = {name.casefold() for name in [concept, *_CATEGORY_NAMES.get(concept, [])]}
