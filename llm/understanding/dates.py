@@ -487,6 +487,14 @@ _LIST_WORD = rf"(?:{_any('compare.or')}|{_any('dates.list_and')}|{_any('compare.
 
 # Simple phrases, tried in order; the first family with a usable match wins.
 _SIMPLE: list[tuple[re.Pattern[str], _Resolver]] = [
+    # The first of "the first or second quarter": found before the second, which has the year.
+    (
+        re.compile(
+            rf"\b(?P<ord>{_ORDINAL_WORD})(?=\s+{_LIST_WORD}\s+(?:\w+\s+){{0,2}}?{_ORDINAL_WORD}"
+            rf"\s+(?P<unit>{_any('dates.quarter')}|{_any('dates.half')})\b)"
+        ),
+        _listed_part,
+    ),
     (re.compile(rf"\b(?P<year>{_YEAR})\s*-?\s*{_Q}(?P<n>\d{{1,2}})\b"), _part(_QUARTER)),
     (
         re.compile(
@@ -501,13 +509,6 @@ _SIMPLE: list[tuple[re.Pattern[str], _Resolver]] = [
             rf"{_YEAR_REF}\b"
         ),
         _part(_HALF),
-    ),
-    (
-        re.compile(
-            rf"\b(?P<ord>{_ORDINAL_WORD})(?=\s+{_LIST_WORD}\s+(?:\w+\s+){{0,2}}?{_ORDINAL_WORD}"
-            rf"\s+(?P<unit>{_any('dates.quarter')}|{_any('dates.half')})\b)"
-        ),
-        _listed_part,
     ),
     (
         re.compile(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from elastic.model.plan import (
     INHERITABLE,
+    CompareSide,
     Direction,
     GroupBy,
     Intent,
@@ -114,7 +115,7 @@ def follow_up(r: Reading, previous: IntentPlan) -> IntentPlan:
     if r.metric:
         plan.metric = r.metric
     _reshape(r, plan)
-    if comparison := r.comparison():
+    if comparison := r.comparison() or _against_previous(r, previous):
         plan.intent = Intent.aggregate
         compare_into(plan, comparison)
     elif _replaces_sides(r, plan):
@@ -128,6 +129,25 @@ def _kept(plan: IntentPlan, previous: IntentPlan) -> IntentPlan:
     checked = IntentPlan.model_validate(plan.model_dump() | {"inherited": []})
     checked.inherited = inherited(checked, previous)
     return checked
+
+
+def _against_previous(r: Reading, previous: IntentPlan) -> Comparison | None:
+    """A follow-up opening with a comparing word ("vs October?", "compared with Target?"):
+    the previous question's period or names against the ones it names."""
+    if not p.VERSUS_START.match(r.rest.strip()) or previous.compare:
+        return None
+    if r.dates and (previous.date_from or previous.date_to):
+        sides = [
+            CompareSide(date_from=previous.date_from, date_to=previous.date_to),
+            CompareSide(date_from=r.dates.start, date_to=r.dates.end),
+        ]
+        return Comparison(sides, frozenset({"period"}))
+    for kind in ("merchants", "categories", "accounts"):
+        named, before = getattr(r, kind), getattr(previous, kind)
+        if named and before:
+            sides = [CompareSide(**{kind: before}), CompareSide(**{kind: named})]
+            return Comparison(sides, frozenset({kind}))
+    return None
 
 
 def compare_into(plan: IntentPlan, comparison: Comparison) -> None:

@@ -291,8 +291,9 @@ class Reader:
         question may name a period from: "and the month before?")."""
         corrections: list[tuple[str, str]] = []
         known = self.matcher.known_words
-        text = normalize(question, known, corrections)
-        if question_language(question) == lexicon.FIRST:
+        language = question_language(question)
+        text = normalize(question, known, corrections, language)
+        if language == lexicon.FIRST:
             text, fixed = corrected(text, known | _names_as_written(question, text))
             corrections += fixed
         accounts: list[str] = []
@@ -343,7 +344,9 @@ class Reader:
                 break
         rest = blank(rest, [m.span() for m in p.WITHOUT_TRANSFERS.finditer(rest)])
         # "cash flow" is a direction, not the Cash category.
-        matches = self.matcher.find(blank(rest, [m.span() for m in p.NET.finditer(rest)]))
+        matches = _qualified(
+            self.matcher.find(blank(rest, [m.span() for m in p.NET.finditer(rest)])), rest
+        )
         # Words inside a merchant's name say nothing about direction ("Best Buy").
         names = [m.span for m in matches if m.kind is Kind.merchant]
         direction = _direction(blank(rest, names))
@@ -482,6 +485,24 @@ def everyday(written: str, question: str) -> bool:
     at = question.find(written)
     capitalised = any(w[:1].isupper() for w in words) and at > 0
     return not capitalised and all(w.casefold() in model_words() for w in words)
+
+
+def _qualified(matches: list[VocabMatch], rest: str) -> list[VocabMatch]:
+    """The matches without a kind of account that only qualifies the account named just
+    before it: "my Sapphire card" is the Sapphire card, not every card."""
+    kept: list[VocabMatch] = []
+    for match in matches:
+        before = kept[-1] if kept else None
+        if (
+            before is not None
+            and match.kind is Kind.account
+            and before.kind is Kind.account
+            and not rest[before.span[1] : match.span[0]].strip()
+            and set(before.values) < set(match.values)
+        ):
+            continue
+        kept.append(match)
+    return kept
 
 
 def _ambiguous(
