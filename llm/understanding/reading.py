@@ -403,6 +403,8 @@ class Reader:
         """An account named by a bank or brand the user has no account with, as written."""
         for match in p.ACCOUNT_NAMED.finditer(rest):
             start, end = match.span("name")
+            if any(word in p.NAME_END for word in match.group("name").split()[1:]):
+                continue  # "my spending by account": no name holds a linking word
             words = [w for w in match.group("name").split() if w not in p.ACCOUNT_ADJECTIVES]
             if not words or not _unknown(known, start, end):
                 continue
