@@ -75,6 +75,18 @@ INHERITABLE = (
     "compare",
 )
 
+# The same filters as the slots a follow-up fills and a user can take away again: what it is
+# about (categories, merchants, words of the descriptions), accounts, period, amounts, currency,
+# the sides of a comparison.
+SLOTS = {
+    "subject": ("categories", "merchants", "text"),
+    "accounts": ("accounts",),
+    "period": ("date_from", "date_to"),
+    "amount": ("min_amount", "max_amount"),
+    "currency": ("currency",),
+    "compare": ("compare",),
+}
+
 
 class Message(BaseModel):
     """A clarification or suggestion as data: the key of a sentence of the answer templates

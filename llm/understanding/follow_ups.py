@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from elastic.model.plan import (
     INHERITABLE,
+    SLOTS,
     CompareSide,
     Direction,
     GroupBy,
@@ -217,6 +218,18 @@ def _reshape(r: Reading, plan: IntentPlan) -> None:
         plan.top = r.limit  # "top 3?" after spending by merchant
     elif plan.metric in (Metric.min, Metric.max) and (bare := r.superlative):
         plan.metric = bare  # "and the smallest?" after the largest purchase
+
+
+def carried_slots(plan: IntentPlan) -> list[str]:
+    """The slots (``SLOTS``) a follow-up's plan filled from the question before, in order."""
+    return [slot for slot, fields in SLOTS.items() if set(fields) & set(plan.inherited)]
+
+
+def without(plan: IntentPlan, slot: str) -> IntentPlan:
+    """``plan`` with nothing in ``slot``: the question asked again without what it carried."""
+    fields = IntentPlan.model_fields
+    cleared = {name: fields[name].get_default(call_default_factory=True) for name in SLOTS[slot]}
+    return IntentPlan.model_validate(plan.model_dump() | cleared)
 
 
 def inherited(plan: IntentPlan, previous: IntentPlan) -> list[str]:
