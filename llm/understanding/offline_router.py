@@ -37,9 +37,12 @@ Choices worth knowing (docs/ARCHITECTURE.md semantics otherwise):
 - "salary / paycheck / payroll / wages" mean money in from the Income category; "income"
   alone means all money in (no category).
 - An account named after "to"/"into" in a transfer question is the destination, not a filter.
-- A name after "at/from/with/to/on" or "pay" ("How much did I pay KPN?") that matches nothing
-  indexed is looked up as the start of a merchant's name, then in the descriptions; found
-  nowhere, it makes the question a clarification, with the nearest merchants as suggestions.
+- A name after "at/from/with/to/on/about" or "pay" ("How much did I pay KPN?") that matches
+  nothing indexed is looked up as the start of a merchant's name, then in the descriptions,
+  then, when it is everyday English and not a proper name, by meaning (``meaning``); two
+  meanings too close to tell apart are asked about; found nowhere, it makes the question a
+  clarification, with the nearest merchants as suggestions. Everyday words elsewhere ("my
+  dog", "car repairs cost") are placed by meaning too, and left alone when nothing fits.
 - "debit"/"credit" as a row ("the largest single debit") means money out/in.
 - Counting transfers counts both legs: direction any.
 - Words naming a kind of row that only descriptions carry ("cheques", "top-ups") filter the

@@ -406,7 +406,7 @@ class Reader:
             if any(word in p.NAME_END for word in match.group("name").split()[1:]):
                 continue  # "my spending by account": no name holds a linking word
             words = [w for w in match.group("name").split() if w not in p.ACCOUNT_ADJECTIVES]
-            if not words or not _unknown(known, start, end):
+            if not words or not overlaps_none(known, start, end):
                 continue
             if not any(word in self.matcher.known_words for word in words):
                 return as_written(" ".join(words), question)
@@ -430,7 +430,7 @@ class Reader:
                     break
                 words.append(word)
             name = " ".join(words)
-            if not name or not _unknown(known, start, start + len(name)):
+            if not name or not overlaps_none(known, start, start + len(name)):
                 continue
             if not self.matcher.spells_loaded_bank(_ARABIC_ARTICLE.sub("", name)):
                 return as_written(name, question)
@@ -645,12 +645,13 @@ def unknown_name(rest: str, known: list[tuple[int, int]]) -> str | None:
     """A name that overlaps no vocabulary match: after "at/from/with/to/on", before "payments"
     or after "pay" ("pay John Doe")."""
     for match in p.NAME_BEFORE_ROWS.finditer(rest):
-        if match.group("name") not in p.NOT_NAMES and _unknown(known, *match.span("name")):
+        if match.group("name") not in p.NOT_NAMES and overlaps_none(known, *match.span("name")):
             return match.group("name")
     return _name_after(p.NAME_AFTER, rest, known) or _name_after(p.PAYEE, rest, known)
 
 
-def _unknown(known: list[tuple[int, int]], start: int, end: int) -> bool:
+def overlaps_none(known: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Whether ``start``..``end`` overlaps none of the ``known`` spans."""
     return not any(s < end and start < e for s, e in known)
 
 
@@ -660,7 +661,9 @@ def _name_after(pattern: re.Pattern[str], rest: str, known: list[tuple[int, int]
         start = match.start("name")
         name = name_at(rest, start)
         words = name.split()
-        if not all(w in p.NOT_NAMES for w in words) and _unknown(known, start, start + len(name)):
+        if not all(w in p.NOT_NAMES for w in words) and overlaps_none(
+            known, start, start + len(name)
+        ):
             return name
     return None
 
@@ -675,8 +678,3 @@ def name_at(rest: str, start: int) -> str:
             break
         words.append(word)
     return " ".join(words)
-
-
-def overlaps_none(known: list[tuple[int, int]], start: int, end: int) -> bool:
-    """Whether ``start``..``end`` overlaps none of the ``known`` spans."""
-    return _unknown(known, start, end)
