@@ -79,6 +79,31 @@ def test_only_elliptical_turns_inherit(
     assert (routed.rule == "follow_up" or "follow_up" in routed.rules) is inherits, routed
 
 
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("and the month before?", (date(2025, 5, 1), date(2025, 5, 31))),
+        ("¿Y el mes anterior?", (date(2025, 5, 1), date(2025, 5, 31))),
+        ("Et le mois précédent ?", (date(2025, 5, 1), date(2025, 5, 31))),
+        ("and before that?", (None, date(2025, 5, 31))),
+        ("the same period a year earlier", (date(2024, 6, 1), date(2024, 6, 30))),
+    ],
+)
+def test_a_follow_up_names_a_period_from_the_one_before(
+    router: OfflineRouter, question: str, expected: tuple[date | None, date | None]
+) -> None:
+    june = router.route("How much did I spend on dining in June 2025?", AS_OF)
+    plan = router.route(question, AS_OF, june)
+    assert (plan.date_from, plan.date_to) == expected and plan.categories == ["Dining"]
+
+
+def test_a_period_after_the_last_one_that_has_not_come_is_said_so(router: OfflineRouter) -> None:
+    since = router.route("How much have we spent on eating out since March?", AS_OF)
+    routed = router.trace("what about the month after?", AS_OF, since)
+    assert routed.rule == "unclear" and routed.plan.message is not None
+    assert routed.plan.message.key == "date_future"
+
+
 def test_what_a_follow_up_names_replaces_the_same_slot(household: OfflineRouter) -> None:
     sapphire = household.route("How much did I spend on my Sapphire card in May 2025?", AS_OF)
     amex = household.route("just the Amex", AS_OF, sapphire)

@@ -86,7 +86,7 @@ def _each(path: str) -> tuple[re.Pattern[str], ...]:
 # Periods named from the previous question's: "the month before", "after that".
 _FOLLOW_DATES = {
     kind: _each(f"follow_dates.{kind}")
-    for kind in ("before", "after", "before_that", "after_that", "year_ago")
+    for kind in ("year_ago", "before", "after", "before_that", "after_that")
 }
 _NAME_PUNCTUATION = re.compile(r"[?!,;:(]|\s{2,}|\.(?:\s|$)")
 
@@ -523,9 +523,10 @@ def _ambiguous(
     return None
 
 
-def _follow_period(rest: str, previous: IntentPlan, as_of: date) -> DateRange | None:
+def _follow_period(rest: str, previous: IntentPlan, as_of: date) -> DateRange | Problem | None:
     """A period named from the previous plan's ("the month before", "after that", "the same
-    period a year earlier"), where it is in ``rest``; None when there is none."""
+    period a year earlier"), where it is in ``rest``; None when there is none, a problem when
+    it starts after ``as_of``."""
     start, end = previous.date_from, previous.date_to
     for kind, patterns in _FOLLOW_DATES.items():
         for pattern in patterns:
@@ -533,8 +534,11 @@ def _follow_period(rest: str, previous: IntentPlan, as_of: date) -> DateRange | 
             if match is None:
                 continue
             found = _from_previous(kind, match, start, end, as_of)
-            if found is not None:
-                return DateRange(*found, match.span())
+            if found is None:
+                continue
+            if found[0] is not None and found[0] > as_of:
+                return Problem("date_future", match.span(), {"day": as_of})
+            return DateRange(*found, match.span())
     return None
 
 
@@ -546,7 +550,7 @@ def _from_previous(
         if kind == "before":
             return unit_before(start, unit)
         first = shift(bucket_start(end, unit), unit, 1)
-        return first, min(shift(first, unit, 1) - timedelta(days=1), as_of)
+        return first, max(first, min(shift(first, unit, 1) - timedelta(days=1), as_of))
     if kind == "before_that" and start:
         return None, start - timedelta(days=1)
     if kind == "after_that" and end:
