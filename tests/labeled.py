@@ -36,9 +36,12 @@ HOLDOUT = DATA / "labeled_holdout.jsonl"
 # ("the Tokyo trip") that no merchant, category or description carries; "wd-09" ("car
 # repairs") is not close enough in meaning to the auto repair shop or Transportation to place.
 KNOWN_MISSES = frozenset({"fee-03", "wd-09"})
-# The held-out questions routed wrongly when they were first scored, after the rules were
-# written; none was fixed by a rule written for it.
-KNOWN_HOLDOUT_MISSES: frozenset[str] = frozenset()
+# The held-out questions routed wrongly when they were first scored (116 of 120 right), after
+# the rules were written; none was fixed after: chatter after an answer ("tell me a joke",
+# "thanks, that's all") is taken as a follow-up and answered with the last figure; "Qui a fondé
+# Amazon ?" has one French marker in four words, so it is read as English and answered as
+# spending at Amazon; "haircuts" is not close enough in meaning to "Personal Care" to place.
+KNOWN_HOLDOUT_MISSES = frozenset({"ch-joke.2", "ch-thanks.2", "fr-29", "hh-16"})
 SAMPLE = "sample"
 
 # A household whose data FinSync's sample does not have: two credit cards, accounts in three
