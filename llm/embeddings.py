@@ -9,6 +9,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -139,6 +140,14 @@ def _equal_length_runs(pieces: list[list[int]]) -> list[list[int]]:
         size = max(1, min(BATCH_SIZE, RUN_WORD_PIECES // len(pieces[rows[0]])))
         runs.extend(rows[start : start + size] for start in range(0, len(rows), size))
     return runs
+
+
+@cache
+def model_words() -> frozenset[str]:
+    """The whole words (lower case, letters only) of the local model's vocabulary: English as
+    the model knows it, so a word outside it is likely misspelt."""
+    vocabulary = json.loads((_minilm_files() / "tokenizer.json").read_text())["model"]["vocab"]
+    return frozenset(word for word in vocabulary if word.isalpha() and word.isascii())
 
 
 def _minilm_files() -> Path:

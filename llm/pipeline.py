@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from elastic.backend import SearchBackend
 from elastic.ingest.landing import Forgotten, forget
-from elastic.model.plan import Direction, Intent, IntentPlan, Metric
+from elastic.model.plan import Direction, Intent, IntentPlan, Message, Metric
 from elastic.model.results import ListingResult, StatementHit, StatementInfo, Vocabulary
 from elastic.statement_store import StatementStore
 from llm.answering.answer import Answer, Citation
@@ -66,7 +66,7 @@ class Scope:
     date_from: date | None = None
     date_to: date | None = None
 
-    def conflict(self, plan: IntentPlan) -> str | None:
+    def conflict(self, plan: IntentPlan) -> Message | None:
         """Why ``plan`` (or one side of its comparison) asks for something the sidebar filters
         exclude, if it does."""
         for part in (plan, *plan.compare):
@@ -76,20 +76,15 @@ class Scope:
 
     def _outside(
         self, accounts: list[str], date_from: date | None, date_to: date | None
-    ) -> str | None:
+    ) -> Message | None:
         outside = [a for a in accounts if self.accounts and a not in self.accounts]
         if outside and len(outside) == len(accounts):
-            return (
-                f"{', '.join(outside)} is outside the accounts selected in the sidebar "
-                f"({', '.join(self.accounts)}). Widen the account filter to ask about it."
-            )
+            fields = {"accounts": outside, "selected": list(self.accounts)}
+            return Message(key="outside_accounts", fields=fields)
         starts_late = date_to and self.date_from and date_to < self.date_from
         ends_early = date_from and self.date_to and date_from > self.date_to
         if starts_late or ends_early:
-            return (
-                "The dates in the question fall outside the date range selected in the sidebar. "
-                "Widen the date filter to ask about them."
-            )
+            return Message(key="outside_dates")
         return None
 
     def apply(self, plan: IntentPlan) -> IntentPlan:
@@ -154,10 +149,8 @@ TextProbe = Callable[[str], bool]
 """``describes(text)``: whether any of the user's transactions mentions ``text``."""
 RouterFactory = Callable[[Vocabulary, TextProbe], Router]
 ROUTER_TTL_S = 300.0
-UNPLACEABLE = (
-    "I could not turn that into a search: the dates or amounts in it do not fit together "
-    "(for example a range that ends before it starts). Could you rephrase it?"
-)
+# A plan the router could not build: the question's dates or amounts do not fit together.
+UNPLACEABLE = Message(key="unplaceable")
 
 
 class ChatPipeline:
@@ -223,12 +216,12 @@ class ChatPipeline:
             routed = self._routed(question, user_id, as_of, previous)
         except ValidationError as exc:
             log.warning("the router built no valid plan: %s", exc)
-            routed = IntentPlan(intent=Intent.clarify, clarification=UNPLACEABLE)
+            routed = IntentPlan(intent=Intent.clarify, message=UNPLACEABLE)
         if scope is None or routed.intent is Intent.clarify:
             return routed, routed
         problem = scope.conflict(routed)
         if problem:
-            return routed, IntentPlan(intent=Intent.clarify, clarification=problem)
+            return routed, IntentPlan(intent=Intent.clarify, message=problem)
         return routed, scope.apply(routed)
 
     def _routed(

@@ -40,16 +40,36 @@ Fields:
   - text_qa: anything answered by statement text rather than by transaction amounts (fees,
     interest rates, statement balances, notices, terms); put the full question in `text`.
   - clarify: the question is ambiguous or not about the user's money; say what is unclear in
-    `clarification` and offer two or three `suggestions` the user could ask instead. A request
-    to act ("transfer $500 to savings", "pay my card bill", "cancel Netflix") is a clarify too:
-    FinSync only reads data, so say it cannot do that and suggest what it can tell instead.
+    `clarification` and offer two or three `suggestions` the user could ask instead, both in
+    the language of the question. Never a number for these, always a clarify:
+    - a request to act ("transfer $500 to savings", "pay my card bill", "cancel Netflix",
+      "make me a budget for restaurants", "remind me to pay rent"): FinSync only reads data,
+      so say it cannot do that and suggest what it can tell instead;
+    - advice ("should I refinance my mortgage?", "can I afford a new car?");
+    - questions about the world, even naming a merchant ("Who founded Costco?", "Will it rain
+      tomorrow?", "Starbucks' stock price");
+    - data FinSync does not hold (credit scores, investments, what a house is worth);
+    - one account asked for by a name several accounts fit ("my card" when there are two
+      cards): ask which, with one suggestion per account, the question asked with its name;
+    - "which accounts do I have?": list the account names in `clarification`.
 - date_from, date_to: inclusive dates YYYY-MM-DD resolved against as_of; null when unbounded.
   "last month" is the previous calendar month; "this month" runs from its first day to as_of;
   "this year" from January 1 to as_of; "last quarter" is the previous calendar quarter
   (quarters are calendar quarters); "since April 1" runs from that day to as_of; a bare month
-  ("in March") is the most recent such month that is not after as_of.
+  ("in March") is the most recent such month that is not after as_of. "the last 3 months" are
+  the 3 whole calendar months before the current one; "year to date" and "2025 so far" run
+  from January 1 to as_of. A range runs between its ends: "between June 2024 and the end of
+  May 2025" is 2024-06-01 to 2025-05-31, "since the start of 2024" from 2024-01-01 to as_of. A
+  year after a list applies to every item: "Q1 or Q2 2024" compares 2024's Q1 and Q2. "over
+  2024" after a word like "spending" is the year 2024, not an amount.
 - accounts, categories, merchants: only names from the user's vocabulary, spelled exactly as
   listed there. Leave them empty when the question names none.
+- currency: the ISO 4217 code of a currency the question names ("in euros" EUR, "in GBP",
+  "in pounds" GBP), else null. Amounts written with a symbol ("over $50") name no currency.
+- payment_kinds: how the money moved, only when the question says so: "by check" or
+  "cheques" cheque, "ATM withdrawals" or "cash withdrawals" atm, "direct debits"
+  direct_debit, "standing orders" standing_order, "by card" card; else []. Fees and interest
+  are asked as categories.
 - direction: out = spend, spent, expenses, purchases (money out, internal transfers excluded);
   in = income, received, earned, deposits; net = income minus spending; any = every
   transaction, transfers included (use it for neutral words like "transactions").
@@ -76,14 +96,21 @@ Fields:
   top or oldest; limit is how many rows were asked for (default 10, at most 100).
 - "How many ... each month" ("how often did I ... per month") is a trend with metric count
   and interval month.
-- The question may be in English, Arabic or German; it gets the plan of the same question in
-  English. A merchant written in another script ("ستاربكس") is the vocabulary name it sounds
-  like ("Starbucks").
+- The question may be in English, Arabic, German, French or Spanish; it gets the plan of the
+  same question in English. A merchant written in another script ("ستاربكس") is the vocabulary
+  name it sounds like ("Starbucks"). An everyday word ("the chemist", "petrol", "the gym") is
+  the category or merchant of the vocabulary it means.
 - "Transactions cover" gives the dates the user has loaded; resolve dates as asked even when
   they fall outside (the answer then says what is loaded).
-- Follow-ups: when a previous plan is given and the question leans on it ("and in March?",
-  "what about groceries?", "show them"), start from the previous plan and change only what the
-  question changes.
+- Follow-ups, by what the question says, not by its coming next: a question that asks
+  something, says what it measures and what it is about ("What was my largest purchase in
+  2024?", "And how much did I spend at Target in 2024?") starts fresh: carry nothing over.
+  Only a question that leans on the previous plan ("and in March?", "what about groceries?",
+  "only the savings account", "as a chart", "top 3?", "show them") starts from it; what it
+  names replaces the same field (a new merchant or category replaces both of the old ones).
+- inherited: the names of the filter fields kept from the previous plan (accounts,
+  categories, merchants, payment_kinds, currency, date_from, date_to, min_amount, max_amount,
+  text, compare); [] for a question that starts fresh.
 
 The examples below use an example vocabulary and as_of {example_as_of}. For the real question
 use only the user's vocabulary and as_of.
@@ -125,9 +152,55 @@ ROUTER_EXAMPLES: list[tuple[str, IntentPlan, IntentPlan | None]] = [
     (
         "And the month before?",
         _GROCERIES_MAY.model_copy(
-            update={"date_from": date(2024, 4, 1), "date_to": date(2024, 4, 30)}
+            update={
+                "date_from": date(2024, 4, 1),
+                "date_to": date(2024, 4, 30),
+                "inherited": ["categories"],
+            }
         ),
         _GROCERIES_MAY,
+    ),
+    (
+        "What was my largest purchase in 2023?",
+        IntentPlan(
+            intent=Intent.aggregate,
+            date_from=date(2023, 1, 1),
+            date_to=date(2023, 12, 31),
+            metric=Metric.max,
+        ),
+        _GROCERIES_MAY,
+    ),
+    (
+        "Combien ai-je dépensé au restaurant le mois dernier ?",
+        IntentPlan(
+            intent=Intent.aggregate,
+            date_from=date(2024, 5, 1),
+            date_to=date(2024, 5, 31),
+            categories=["Dining"],
+        ),
+        None,
+    ),
+    (
+        "¿Cuánto gasté en euros este año?",
+        IntentPlan(
+            intent=Intent.aggregate,
+            date_from=date(2024, 1, 1),
+            date_to=EXAMPLE_AS_OF,
+            currency="EUR",
+        ),
+        None,
+    ),
+    (
+        "Who founded Costco?",
+        IntentPlan(
+            intent=Intent.clarify,
+            clarification=(
+                "FinSync answers questions about your own money, not about the world: it reads "
+                "your transactions and statements."
+            ),
+            suggestions=["How much did I spend at Costco this year?"],
+        ),
+        None,
     ),
     (
         "Where did my money go this year, by category?",
@@ -345,9 +418,10 @@ def router_prompt(
         else "unknown"
     )
     accounts = (f"{a.account_name} ({a.bank_name})" for a in vocabulary.accounts)
+    currencies = vocabulary.currencies or [vocabulary.currency]
     lines = [
         f"as_of: {as_of.isoformat()} ({as_of.strftime('%A')})",
-        f"Transactions cover: {covered}; currency {vocabulary.currency}",
+        f"Transactions cover: {covered}; currencies {', '.join(currencies)}",
         f"Account names (use the name before the bank in parentheses): {_names(accounts)}",
         f"Categories: {_names(vocabulary.categories)}",
         f"Merchants: {_names(vocabulary.merchants)}",

@@ -16,6 +16,7 @@ from elastic.statement_store import StatementStore
 from elastic.uploads import UploadStore
 from llm.embeddings import Embedder, make_embedder
 from llm.pipeline import ChatPipeline, Composer, Router, RouterFactory, TextProbe
+from llm.understanding.meaning import Meaning
 from llm.understanding.offline_router import OfflineRouter
 from settings import Settings
 
@@ -37,16 +38,26 @@ def open_prepared_backend(settings: Settings, embedder: Embedder) -> SearchBacke
     return backend
 
 
-def gemini_parts(settings: Settings) -> tuple[RouterFactory, Composer]:
+def offline_routers(embedder: Embedder) -> RouterFactory:
+    """The offline rules, placing words no name or lexicon knows by meaning with ``embedder``."""
+
+    def build(vocabulary: Vocabulary, describes: TextProbe) -> OfflineRouter:
+        return OfflineRouter(vocabulary, describes, Meaning(vocabulary, embedder.embed))
+
+    return build
+
+
+def gemini_parts(settings: Settings, embedder: Embedder) -> tuple[RouterFactory, Composer]:
     """Gemini routing (offline rules as fallback) and composing, sharing one Vertex client."""
     from llm.answering.gemini_composer import GeminiComposer
     from llm.understanding.gemini_router import GeminiRouter
     from llm.vertex_client import make_client
 
     client = make_client(settings)
+    offline = offline_routers(embedder)
 
     def build(vocabulary: Vocabulary, describes: TextProbe) -> Router:
-        return GeminiRouter(settings, OfflineRouter(vocabulary, describes), vocabulary, client)
+        return GeminiRouter(settings, offline(vocabulary, describes), vocabulary, client)
 
     return build, GeminiComposer(settings, client)
 
@@ -74,6 +85,6 @@ def build_pipeline(settings: Settings) -> ChatPipeline:
     embedder = make_embedder(settings)
     backend = open_prepared_backend(settings, embedder)
     if settings.vertex_enabled:
-        factory, composer = gemini_parts(settings)
+        factory, composer = gemini_parts(settings, embedder)
         return ChatPipeline(backend, embedder, factory, composer)
-    return ChatPipeline(backend, embedder, OfflineRouter)
+    return ChatPipeline(backend, embedder, offline_routers(embedder))

@@ -16,12 +16,12 @@ from babel.numbers import format_currency
 from streamlit.testing.v1 import AppTest
 
 from elastic.engines.sqlite.backend import EmbeddedBackend
-from elastic.model.plan import Intent
+from elastic.model.plan import Intent, Message
 from elastic.model.results import CompareResult, TrendResult
 from elastic.query.flows import NO_VECTOR_NOTE, VECTOR_FAILED_NOTE
 from llm.answering.answer import Answer, Prose, Suggestions
-from llm.answering.clarifications import reword
 from llm.answering.composer import compose_answer
+from llm.answering.messages import word
 from llm.answering.wording import TEMPLATES, Wording, wording
 from llm.embeddings import LocalEmbedder
 from llm.executor import execute
@@ -36,33 +36,44 @@ from tests.test_cli import answers, finsync
 from ui.figures import compare_figure, trend_figure
 
 AS_OF = date(2025, 7, 15)
-LOCALES = {"ar": "ar", "de": "de_DE"}
-# One question per kind of answer: English, Arabic, German.
+LOCALES = {"ar": "ar", "de": "de_DE", "fr": "fr_FR", "es": "es_ES"}
+LANGUAGES = ("ar", "de", "fr", "es")
+# One question per kind of answer: English, Arabic, German, French, Spanish.
 QUESTIONS = {
     "aggregate": (
         "How much did I spend on groceries in 2024?",
         "كم أنفقت على البقالة في ٢٠٢٤؟",
         "Wie viel habe ich 2024 für Lebensmittel ausgegeben?",
+        "Combien ai-je dépensé en courses en 2024 ?",
+        "¿Cuánto gasté en el supermercado en 2024?",
     ),
     "trend": (
         "How many times did I buy from Amazon each month in 2024?",
         "كم مرة اشتريت من أمازون كل شهر في ٢٠٢٤؟",
         "Wie oft habe ich jeden Monat 2024 bei Amazon eingekauft?",
+        "Combien de fois ai-je acheté chez Amazon chaque mois en 2024 ?",
+        "¿Cuántas veces compré en Amazon cada mes en 2024?",
     ),
     "listing": (
         "Show my 5 largest purchases at Amazon in 2024",
         "أكبر ٥ مشتريات في أمازون في ٢٠٢٤",
         "Liste meine 5 größten Einkäufe bei Amazon 2024",
+        "Montre mes 5 plus gros achats chez Amazon en 2024",
+        "Muéstrame mis 5 compras más grandes en Amazon en 2024",
     ),
     "compare": (
         "Compare dining spending in Q1 and Q2",
         "قارن الإنفاق على المطاعم في الربع الأول والثاني",
         "Vergleiche meine Ausgaben für Restaurants im ersten und zweiten Quartal",
+        "Compare mes dépenses au restaurant au premier et au deuxième trimestre",
+        "Compara mis gastos en restaurantes en el primer y el segundo trimestre",
     ),
     "extreme": (
         "What was my smallest purchase at Starbucks?",
         "أصغر عملية شراء في ستاربكس",
         "Was war mein kleinster Einkauf bei Starbucks?",
+        "Quelle a été ma plus petite dépense chez Starbucks ?",
+        "¿Cuál fue mi compra más pequeña en Starbucks?",
     ),
 }
 _WORD = re.compile(r"[^\W\d_]{3,}")
@@ -103,9 +114,11 @@ def _data_words(pipeline: ChatPipeline, answer: Answer) -> set[str]:
 
 
 def english_left(pipeline: ChatPipeline, answer: Answer) -> set[str]:
-    """English template words in ``answer`` that no name or passage of its data explains."""
+    """English template words in ``answer`` that no name or passage of its data explains, nor
+    the answer's own language's templates ("total" is French too)."""
     words = {word.casefold() for word in _WORD.findall(answer.text)}
-    return (words - _data_words(pipeline, answer)) & ENGLISH_WORDS
+    own = _template_words(answer.language) if answer.language != "en" else set()
+    return (words - _data_words(pipeline, answer) - own) & ENGLISH_WORDS
 
 
 def _babel_money(value: Decimal, language: str) -> str:
@@ -137,13 +150,13 @@ def assert_in_language(pipeline: ChatPipeline, answer: Answer, language: str) ->
 
 
 @pytest.mark.parametrize("kind", list(QUESTIONS))
-@pytest.mark.parametrize("language", ["ar", "de"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_an_answer_is_in_the_language_of_its_question(
     pipeline: ChatPipeline, kind: str, language: str
 ) -> None:
-    english_question, arabic, german = QUESTIONS[kind]
+    english_question, *others = QUESTIONS[kind]
     english = pipeline.ask(english_question, SAMPLE_USER, AS_OF)
-    asked = arabic if language == "ar" else german
+    asked = others[LANGUAGES.index(language)]
     answer = pipeline.ask(asked, SAMPLE_USER, AS_OF)
 
     assert english.language == "en" and english.intent is not Intent.clarify
@@ -209,6 +222,10 @@ def test_a_statement_answer_is_in_the_language_of_its_question(pipeline: ChatPip
         ),
         ("Wie viel habe ich bei Xyzzyshop ausgegeben?", "de", ("„Xyzzyshop“", "Händlern")),
         ("حوّل ٥٠٠ إلى حساب التوفير", "ar", ("FinSync", "يقرأ")),
+        ("Combien ai-je dépensé en 2021 ?", "fr", ("vont", "1 janvier 2024", "30 juin 2025")),
+        ("¿Cuánto gasté en 2021?", "es", ("van", "1 de enero de 2024", "30 de junio de 2025")),
+        ("Vire 200 € sur mon compte épargne", "fr", ("FinSync", "déplacer")),
+        ("¿Quién fundó Costco?", "es", ("FinSync", "mundo")),
     ],
 )
 def test_a_clarification_is_in_the_language_of_its_question(
@@ -257,7 +274,7 @@ def test_a_missing_template_falls_back_to_english(tmp_path: Path) -> None:
     assert partial.text("clarify.unsure") == "Wie bitte?"
     assert partial.text("clarify.suggestions") == "You could ask:"  # from English
     assert partial.money(Decimal("1234.5"), "EUR") == "1.234,50\xa0€"  # its own locale
-    assert wording("fr").code == "en"  # no templates at all: English
+    assert wording("nl").code == "en"  # no templates at all: English
     assert wording("de").text("compare.figures_separator") == "; "  # German lacks it
 
 
@@ -333,21 +350,23 @@ def test_the_chat_page_writes_arabic_right_to_left(
 
 
 def test_messages_from_every_layer_are_worded(pipeline: ChatPipeline) -> None:
-    """The English messages where they are written, each matched by a template pattern."""
+    """The messages where they arise (the router, the pipeline, the search), each worded from
+    the language's own template, never from English text."""
     vocabulary = pipeline.vocabulary(SAMPLE_USER)
     german = wording("de")
-    unknown = unknown_account("Chase", vocabulary).clarification or ""
-    for message in (unknown, UNPLACEABLE, NO_VECTOR_NOTE, VECTOR_FAILED_NOTE):
-        worded = reword(message, german)
-        assert worded != message and not (
+    unknown = unknown_account("Chase", vocabulary).message
+    assert unknown is not None
+    notes = [Message(key=NO_VECTOR_NOTE), Message(key=VECTOR_FAILED_NOTE)]
+    for message in (unknown, UNPLACEABLE, *notes):
+        worded = word(message, german)
+        assert worded != word(message, wording("en")) and not (
             {w.casefold() for w in _WORD.findall(worded)}
             & ENGLISH_WORDS - {w.casefold() for w in _WORD.findall(repr(vocabulary))}
         ), worded
-    assert "„Chase“" in reword(unknown, german) and "***8831" in reword(unknown, german)
-    assert reword(unknown, wording("en")) == unknown
+    assert "„Chase“" in word(unknown, german) and "***8831" in word(unknown, german)
 
 
-@pytest.mark.parametrize("language", ["ar", "de"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_tables_and_chart_summaries_are_in_the_language_of_the_question(
     pipeline: ChatPipeline, language: str
 ) -> None:
@@ -355,7 +374,7 @@ def test_tables_and_chart_summaries_are_in_the_language_of_the_question(
     from ui.frames import transaction_labels
     from ui.tables import transactions_html
 
-    index = 1 if language == "ar" else 2
+    index = LANGUAGES.index(language) + 1
     words = wording(language)
     listing = pipeline.ask(QUESTIONS["listing"][index], SAMPLE_USER, AS_OF)
     table = transactions_html(listing.result.rows, listing.language)
@@ -373,3 +392,42 @@ def test_tables_and_chart_summaries_are_in_the_language_of_the_question(
     assert "highest" in english_summary and "highest" not in summary
     assert words.text("summary.extremes", high="", low="").split()[0] in summary
     assert _numbers(summary) == _numbers(english_summary)
+
+
+SUGGESTED = {
+    "ask_spent_in": {
+        "subject": Message(key="subject_on", fields={"name": "Dining"}),
+        "month": date(2025, 6, 1),
+    },
+    "ask_monthly_from": {"subject": "", "first": date(2024, 1, 1), "last": date(2025, 6, 1)},
+    "ask_recent": {},
+    "ask_at_last_month": {"name": "Starbucks"},
+    "ask_on_last_month": {"name": "Groceries"},
+    "ask_on_this_year": {"name": "Groceries"},
+    "ask_by_account": {},
+    "ask_by_merchant": {},
+    "ask_by_category": {},
+    "ask_trend": {},
+    "ask_largest_on": {"name": "Platinum Card"},
+    "ask_overdraft": {},
+    "ask_transfer_to": {"name": "High-Yield Savings"},
+    "ask_transfers": {},
+    "ask_amount_due": {"name": "Platinum Card"},
+    "ask_payments": {},
+    "ask_in_category": {"name": "Groceries"},
+    "ask_in_currency": {"currency": "USD"},
+}
+
+
+@pytest.mark.parametrize("language", ["en", *LANGUAGES])
+def test_suggested_questions_are_understood_in_their_language(
+    pipeline: ChatPipeline, language: str
+) -> None:
+    """A suggestion is a question to click: in every language it is read as one FinSync
+    answers, in that language."""
+    router = pipeline.router_for(SAMPLE_USER)
+    w = wording(language)
+    for key, fields in SUGGESTED.items():
+        question = word(Message(key=key, fields=fields), w)
+        assert question_language(question) == language or language == "en", question
+        assert router.route(question, AS_OF).intent is not Intent.clarify, question

@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
-from llm.answering.wording import money
+from llm.answering.wording import TEMPLATES, money, wording
 from llm.embeddings import LocalEmbedder
 from scripts.sample_data import SampleSet
 from tests.app_server import (
@@ -115,9 +115,20 @@ def wait_until_idle(page: Page) -> None:
     expect(app).to_have_attribute("data-test-script-state", "notRunning")
 
 
+# How a finished answer's progress label starts, in every language answers are written in.
+_ANSWERED = re.compile(
+    "^(?:"
+    + "|".join(
+        re.escape(wording(path.stem).text("chrome.answered", ms="\0").split("\0")[0])
+        for path in TEMPLATES.glob("*.toml")
+    )
+    + ")"
+)
+
+
 def answers_done(page: Page) -> Locator:
-    """The finished answers' progress labels ("Answered in 12 ms")."""
-    return page.get_by_text(re.compile(r"^Answered in"))
+    """The finished answers' progress labels ("Answered in 12 ms", "أُجيب في 12 ms")."""
+    return page.get_by_text(_ANSWERED)
 
 
 def ask(page: Page, question: str) -> None:

@@ -17,6 +17,7 @@ from elastic.ingest import ingest_transactions
 from elastic.ingest.pdf.statement import StatementValues, read_statement
 from elastic.model.plan import Intent, IntentPlan
 from elastic.query import build
+from elastic.query.flows import VECTOR_FAILED_NOTE
 from llm.embeddings import LocalEmbedder
 from scripts.sample_data import SampleSet
 from settings import Settings
@@ -192,5 +193,5 @@ def test_text_search_falls_back_to_keywords_when_knn_fails(
     plan = IntentPlan(intent=Intent.text_qa, text="overdraft fee per item")
     wrong_dims = np.ones(embedder.dims + 3, dtype=np.float32)
     result = es_sample.text_qa(SAMPLE_USER, plan, wrong_dims)
-    assert result.keyword_only and result.note and "keyword" in result.note
+    assert result.keyword_only and result.note == VECTOR_FAILED_NOTE
     assert any("Overdraft fee: $35.00" in hit.text for hit in result.hits)

@@ -146,7 +146,8 @@ def test_a_comparison_asked_in_arabic_or_german_from_gemini(
     assert isinstance(router, GeminiRouter) and router.last_source == "gemini"
     (seen,) = server.calls("generateContent")
     assert question in seen.user_text
-    assert "English, Arabic or German" in seen.body["systemInstruction"]["parts"][0]["text"]
+    system = seen.body["systemInstruction"]["parts"][0]["text"]
+    assert "English, Arabic, German, French or Spanish" in system
     assert answer.plan == OfflineRouter(backend.vocabulary(SAMPLE_USER)).route(question, AS_OF)
     result = answer.result
     assert isinstance(result, CompareResult) and len(result.sides) == 2
@@ -299,4 +300,4 @@ def test_the_router_prompt_shows_every_plan_shape() -> None:
     assert "FinSync only reads data" in ROUTER_INSTRUCTION and "each month" in ROUTER_INSTRUCTION
     compared = {question_language(q) for q, plan, _ in ROUTER_EXAMPLES if plan.compare}
     assert compared >= {"en", "ar", "de"}
-    assert "English, Arabic or German" in ROUTER_INSTRUCTION
+    assert "English, Arabic, German, French or Spanish" in ROUTER_INSTRUCTION

@@ -12,6 +12,8 @@ from llm.understanding.amounts import MAX_AMOUNT
 from llm.understanding.dates import DateProblem, find_date_range
 from llm.understanding.offline_router import OfflineRouter
 from llm.understanding.text_norm import normalize
+from tests.labeled import clarification as said
+from tests.labeled import suggestions as suggested
 from tests.test_router import vocabulary  # noqa: F401  (the sample data's vocabulary fixture)
 
 AS_OF = date(2025, 7, 15)
@@ -134,7 +136,7 @@ def test_unusable_phrases_are_clarified(
     router: OfflineRouter, question: str, clarification: str, suggestions: list[str]
 ) -> None:
     plan = router.route(question, AS_OF)
-    assert (plan.intent, plan.clarification, plan.suggestions) == (
+    assert (plan.intent, said(plan), suggested(plan)) == (
         Intent.clarify,
         clarification,
         suggestions,
@@ -153,7 +155,7 @@ def test_unusable_phrases_are_clarified(
 def test_suggested_questions_route_to_the_corrected_period(
     router: OfflineRouter, question: str, date_from: date, date_to: date
 ) -> None:
-    (suggestion,) = router.route(question, AS_OF).suggestions
+    (suggestion,) = suggested(router.route(question, AS_OF))
     plan = router.route(suggestion, AS_OF)
     assert (plan.intent, plan.date_from, plan.date_to) == (Intent.aggregate, date_from, date_to)
 
@@ -161,7 +163,7 @@ def test_suggested_questions_route_to_the_corrected_period(
 def test_a_follow_up_with_an_unusable_period_is_clarified(router: OfflineRouter) -> None:
     previous = IntentPlan(intent=Intent.aggregate, categories=["Groceries"])
     plan = router.route("and in Q5 2024?", AS_OF, previous)
-    assert (plan.intent, plan.clarification) == (Intent.clarify, "Q5 is not a quarter (Q1–Q4).")
+    assert (plan.intent, said(plan)) == (Intent.clarify, "Q5 is not a quarter (Q1–Q4).")
 
 
 @pytest.mark.parametrize(

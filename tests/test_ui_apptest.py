@@ -23,7 +23,7 @@ from elastic.model.plan import Direction, Intent, IntentPlan, Interval, Metric
 from elastic.model.results import Bucket, TrendResult
 from llm import vertex_client
 from llm.answering.answer import Citation
-from llm.answering.wording import money
+from llm.answering.wording import money, wording
 from llm.embeddings import LocalEmbedder
 from llm.pipeline import ChatPipeline
 from llm.redaction import hidden_spans
@@ -39,7 +39,7 @@ from tests.app_server import (
     spent,
 )
 from tests.vertex_loopback import Reply, VertexLoopback
-from ui.answer_text import highlight_passage, link_citations, parse_citation_ref
+from ui.answer_text import highlight_passage, link_citations, parse_citation_ref, plain_markdown
 from ui.figures import trend_figure
 from ui.pages.chat_page import EXAMPLE_QUESTIONS
 
@@ -225,6 +225,35 @@ def test_follow_up_reuses_the_previous_plan(app: AppTest, transactions: pd.DataF
     ask(app, "and in 2025?")
     total, _ = spent(transactions, "2025-01-01", "2025-12-31", category="Groceries")
     assert app.metric[-2].value == money(total)
+
+
+def test_what_a_follow_up_carried_over_is_a_chip_that_can_be_taken_away(
+    app: AppTest, transactions: pd.DataFrame
+) -> None:
+    """ "and in 2025?" keeps Groceries: a chip says so; taking it away asks again over every
+    category, with the 2025 it named itself."""
+    ask(app, "How much did I spend on groceries in 2024?")
+    assert not [b for b in app.button if (b.key or "").startswith("carried-0-")]  # nothing carried
+    ask(app, "and in 2025?")
+    (chip,) = [b for b in app.button if (b.key or "").startswith("carried-1-")]
+    assert (chip.key, chip.label) == ("carried-1-subject", "Groceries ✕")
+    chip.click().run()
+    assert not app.exception, app.exception
+    assert len(app.chat_message) == 6
+    assert app.chat_message[4].markdown[0].value == plain_markdown("and in 2025?")
+    everything, _ = spent(transactions, "2025-01-01", "2025-12-31")
+    assert app.metric[-2].value == money(everything)
+    assert not [b for b in app.button if (b.key or "").startswith("carried-2-")]
+
+
+def test_the_app_speaks_the_language_of_the_conversation(app: AppTest) -> None:
+    spanish = wording("es")
+    ask(app, "¿Cuánto gasté en el supermercado en 2024?")
+    assert app.chat_input[0].placeholder == spanish.text("chrome.placeholder")
+    assert spanish.text("chrome.sources") in [c.value for c in app.caption]
+    assert "Sources" not in [c.value for c in app.caption]
+    ask(app, "How much did I spend on groceries in 2024?")
+    assert app.chat_input[0].placeholder == wording("en").text("chrome.placeholder")
 
 
 def test_clear_chat_empties_the_history(app: AppTest) -> None:

@@ -157,6 +157,53 @@ def test_a_follow_up_sends_the_previous_plan(router: GeminiRouter, server: Verte
     )
 
 
+def test_the_plan_schema_asks_for_inherited_fields_and_a_currency_not_messages(
+    router: GeminiRouter, server: VertexLoopback
+) -> None:
+    server.script(Reply.plan(GROCERIES_MAY))
+    router.route("How much did I spend on groceries last month?", AS_OF)
+    (seen,) = server.requests
+    properties = seen.body["generationConfig"]["responseSchema"]["properties"]
+    assert properties["inherited"]["type"] == "ARRAY"
+    assert properties["currency"]["nullable"] is True
+    assert not {"message", "suggested"} & set(properties)
+    system = seen.body["systemInstruction"]["parts"][0]["text"]
+    assert "French or Spanish" in system and "starts fresh" in system
+    assert "Who founded Costco?" in system  # a question about the world is a clarify
+    assert "currencies USD" in seen.user_text
+
+
+def test_a_follow_up_keeps_only_the_filters_it_really_carried(
+    router: GeminiRouter, server: VertexLoopback
+) -> None:
+    """Gemini's inherited is checked against the previous plan: a field claimed but changed,
+    or absent before, is not carried over."""
+    previous = IntentPlan.model_validate(GROCERIES_MAY | {"categories": ["Groceries"]})
+    claimed = ["categories", "date_from", "date_to", "merchants"]
+    server.script(
+        Reply.plan(
+            GROCERIES_MAY
+            | {"date_from": "2024-04-01", "date_to": "2024-04-30", "inherited": claimed}
+        )
+    )
+    plan = router.route("and in April?", AS_OF, previous)
+    assert router.last_source == "gemini"
+    assert plan.inherited == ["categories"]
+    server.script(Reply.plan(GROCERIES_MAY | {"inherited": ["categories"]}))
+    fresh = router.route("How much did I spend on groceries in May 2024?", AS_OF)
+    assert fresh.inherited == []  # no previous plan, nothing carried
+
+
+def test_a_currency_the_data_is_not_in_gets_the_offline_clarification(
+    router: GeminiRouter, server: VertexLoopback
+) -> None:
+    server.script(Reply.plan(GROCERIES_MAY | {"currency": "EUR"}))
+    plan = router.route("How much did I spend on groceries in euros last month?", AS_OF)
+    assert router.last_source == "gemini"
+    assert plan.intent is Intent.clarify and plan.message is not None
+    assert plan.message.key == "no_currency" and plan.message.fields["currency"] == "EUR"
+
+
 def test_invalid_json_falls_back_to_the_offline_router(
     router: GeminiRouter, server: VertexLoopback, offline: StubRouter
 ) -> None:
@@ -294,7 +341,9 @@ def test_a_bug_in_the_router_is_not_swallowed(
 ) -> None:
     """A TypeError in FinSync's own code is a bug: it must surface, not become the offline plan."""
 
-    def broken(plan: IntentPlan, vocabulary: Vocabulary) -> IntentPlan:
+    def broken(
+        plan: IntentPlan, vocabulary: Vocabulary, previous: IntentPlan | None = None
+    ) -> IntentPlan:
         raise TypeError("conform() got an unexpected keyword argument")
 
     monkeypatch.setattr(gemini_router, "conform", broken)

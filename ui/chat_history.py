@@ -23,6 +23,7 @@ import streamlit as st
 
 from elastic.model.plan import IntentPlan
 from llm.answering.answer import Answer, Citation
+from llm.answering.wording import ENGLISH, wording
 
 _HISTORY = "chat_history"
 _WAITING = "chat_waiting_questions"
@@ -35,6 +36,7 @@ class ChatTurn:
     question: str
     answer: Answer | None = None
     error: str | None = None  # shown instead of an answer when asking failed
+    previous: IntentPlan | None = None  # the plan the question was asked after
 
     def citation(self, n: int) -> Citation | None:
         if self.answer is None:
@@ -44,11 +46,14 @@ class ChatTurn:
 
 @dataclass
 class WaitingQuestion:
-    """A question not answered yet; ``answer`` is being computed once asked."""
+    """A question not answered yet; ``answer`` is being computed once asked. A question asked
+    again without something it carried over has its own ``previous`` plan (``again``)."""
 
     question: str
     answer: Future[Answer] | None = None
     stage: str = "route"  # the pipeline's stage, set from the thread computing the answer
+    previous: IntentPlan | None = None
+    again: bool = False
 
 
 def history() -> list[ChatTurn]:
@@ -80,15 +85,26 @@ def _queue_lock() -> threading.Lock:
     return lock
 
 
-def queue_question(question: str) -> bool:
-    """Ask ``question`` after those already waiting; False (nothing queued) when
-    ``MAX_WAITING`` are waiting already."""
+def queue_question(question: str, again_after: IntentPlan | None = None) -> bool:
+    """Ask ``question`` after those already waiting, or again after the plan ``again_after``;
+    False (nothing queued) when ``MAX_WAITING`` are waiting already."""
     with _queue_lock():
         queue = waiting()
         if len(queue) >= MAX_WAITING:
             return False
-        queue.append(WaitingQuestion(question))
+        again = again_after is not None
+        queue.append(WaitingQuestion(question, previous=again_after, again=again))
         return True
+
+
+def conversation_language(browser: str | None = None) -> str:
+    """The language the app speaks: the last answer's, else the browser's (``browser``, a
+    locale such as "fr-FR") when answers can be written in it, else English."""
+    for turn in reversed(history()):
+        if turn.answer is not None:
+            return turn.answer.language
+    code = (browser or "").split("-")[0].split("_")[0].casefold()
+    return wording(code).code if code else ENGLISH
 
 
 def answered(waiting_question: WaitingQuestion, turn: ChatTurn) -> bool:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from llm.answering.answer import Citation
+from llm.answering.wording import Wording, wording
 from ui.answer_text import CITE_ATTRIBUTE, parse_citation_ref, plain_markdown
 
 _REQUESTED = "citation_requested"
@@ -72,12 +73,13 @@ def _label(citation: Citation) -> str:
     return plain_markdown(f"[{citation.n}] {citation.source}{page}")
 
 
-def citation_list(turn: int, citations: Sequence[Citation]) -> None:
+def citation_list(turn: int, citations: Sequence[Citation], w: Wording | None = None) -> None:
     """One button per citation, under the answer; each opens its source."""
     if not citations:
         return
+    w = w or wording()
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-        st.caption("Sources", width="content")
+        st.caption(w.text("chrome.sources"), width="content")
         for citation in citations:
             icon = (
                 ":material/description:"
@@ -91,7 +93,7 @@ def citation_list(turn: int, citations: Sequence[Citation]) -> None:
                 type="tertiary",
                 on_click=_request,
                 args=(turn, citation.n),
-                help="Open the source",
+                help=w.text("chrome.open_source"),
             )
 
 

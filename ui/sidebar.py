@@ -8,7 +8,7 @@ from datetime import date
 import streamlit as st
 
 from elastic.model.results import AccountInfo, Vocabulary
-from llm.answering.wording import account_option_label
+from llm.answering.wording import Wording, account_option_label, wording
 from llm.pipeline import Scope
 from ui.chat_history import clear_history
 from ui.context import AppContext
@@ -28,19 +28,19 @@ def load_vocabulary(context: AppContext) -> Vocabulary | None:
         return None
 
 
-def _date_range(vocabulary: Vocabulary) -> tuple[date | None, date | None]:
+def _date_range(vocabulary: Vocabulary, w: Wording) -> tuple[date | None, date | None]:
     """The chosen range; the full range of the data means no date constraint."""
     first, last = vocabulary.first_date, vocabulary.last_date
     if first is None or last is None:
         return None, None
     chosen = st.sidebar.date_input(
-        "Dates",
+        w.text("chrome.dates"),
         value=(first, last),
         min_value=first,
         max_value=last,
         format="YYYY-MM-DD",
         key="filter-dates",
-        help="Only transactions and statements in this range are considered.",
+        help=w.text("chrome.dates_help"),
     )
     picked = [d for d in (chosen if isinstance(chosen, tuple) else (chosen,)) if d is not None]
     if len(picked) != 2:  # the second day is still being picked
@@ -49,23 +49,26 @@ def _date_range(vocabulary: Vocabulary) -> tuple[date | None, date | None]:
     return (None if start == first else start), (None if end == last else end)
 
 
-def chat_filters(vocabulary: Vocabulary | None) -> Scope:
-    """Accounts and dates that constrain every question in the chat."""
-    st.sidebar.subheader("Filters")
+def chat_filters(vocabulary: Vocabulary | None, w: Wording | None = None) -> Scope:
+    """Accounts and dates that constrain every question in the chat, labelled in ``w``'s
+    language."""
+    w = w or wording()
+    st.sidebar.subheader(w.text("chrome.filters"))
     if vocabulary is None:
         return Scope()
     if not vocabulary.accounts:
-        st.sidebar.caption("No data yet: add some on the **Ingest** page.")
+        st.sidebar.caption(w.text("chrome.no_filters_data"))
         return Scope()
     labels = account_names(vocabulary.accounts)
     chosen: list[str] = st.sidebar.multiselect(
-        "Accounts",
+        w.text("chrome.accounts"),
         options=list(labels),
         format_func=labels.__getitem__,
-        placeholder="All accounts",
+        placeholder=w.text("chrome.all_accounts"),
+        help=w.text("chrome.accounts_help"),
         key="filter-accounts",
     )
-    date_from, date_to = _date_range(vocabulary)
+    date_from, date_to = _date_range(vocabulary, w)
     return Scope(accounts=tuple(chosen), date_from=date_from, date_to=date_to)
 
 

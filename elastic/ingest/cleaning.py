@@ -183,19 +183,38 @@ def normalise_merchant(raw: str) -> str:
     references, phone numbers, trailing places and company forms are dropped; known brands
     come back in their own spelling ("AMZN Mktp US*2K3AB" -> "Amazon").
     """
-    text = unicodedata.normalize("NFKC", visible(raw)).translate(_QUOTES).replace(_CUT, " ")
-    text = _NOISE.sub(f" {_CUT} ", text)
-    text = _REFERENCE_TOKEN.sub(_is_reference, text)
-    text = _strip_leading(text)
+    text = _denoised(raw)
     brand = _ALIAS.match(_upper_form(text))
     if brand:
         return _ALIASES[brand.group()]
+    name = _named_part(text)
+    return _recase(name) if name else ""
+
+
+def descriptor_words(raw: str) -> str:
+    """The words of a raw descriptor that name its merchant, as the bank wrote them (no known
+    brand put in their place): "AMZN MKTP US SEATTLE WA" -> "AMZN MKTP US". Users name
+    merchants by them too ("what did I spend at AMZN?")."""
+    return _named_part(_denoised(raw))
+
+
+def _denoised(raw: str) -> str:
+    """The descriptor with noise marked and channel prefixes dropped."""
+    text = unicodedata.normalize("NFKC", visible(raw)).translate(_QUOTES).replace(_CUT, " ")
+    text = _NOISE.sub(f" {_CUT} ", text)
+    text = _REFERENCE_TOKEN.sub(_is_reference, text)
+    return _strip_leading(text)
+
+
+def _named_part(text: str) -> str:
+    """The words of a denoised descriptor before its first noise, web address, place or
+    company form; "" when no letters are left."""
     if "*" in text:  # "DOORDASH*CHIPOTLE": the part before the star names the merchant
         text = text.split("*", 1)[0]
     text = text.split(_CUT, 1)[0]
     tokens = _without_domains(text.split())
-    name = _without_places_and_forms(tokens).strip(_EDGE_PUNCTUATION)
-    return _recase(_SPACES.sub(" ", name)) if _LETTER_RUN.search(name) else ""
+    name = _SPACES.sub(" ", _without_places_and_forms(tokens).strip(_EDGE_PUNCTUATION))
+    return name if _LETTER_RUN.search(name) else ""
 
 
 def _strip_leading(text: str) -> str:

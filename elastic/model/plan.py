@@ -73,6 +73,44 @@ class SortOrder(StrEnum):
 TRANSFERS_CATEGORY = "Transfers"
 MAX_LIMIT = 100
 MAX_SIDES = 6
+# The filters a follow-up can carry over from the question before ("and in March?" keeps the
+# merchant); ``IntentPlan.inherited`` names those it kept.
+INHERITABLE = (
+    "accounts",
+    "categories",
+    "merchants",
+    "payment_kinds",
+    "currency",
+    "date_from",
+    "date_to",
+    "min_amount",
+    "max_amount",
+    "text",
+    "compare",
+)
+
+# The same filters as the slots a follow-up fills and a user can take away again: what it is
+# about (categories, merchants, words of the descriptions), accounts, period, amounts, currency,
+# the sides of a comparison.
+SLOTS = {
+    "subject": ("categories", "merchants", "payment_kinds", "text"),
+    "accounts": ("accounts",),
+    "period": ("date_from", "date_to"),
+    "amount": ("min_amount", "max_amount"),
+    "currency": ("currency",),
+    "compare": ("compare",),
+}
+
+
+class Message(BaseModel):
+    """A clarification or suggestion as data: the key of a sentence of the answer templates
+    (``[messages]``) and the fields it is filled with, worded by the composer in the asker's
+    language. A field is a name as written, a number, a day, a list of names or a message."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    fields: dict[str, date | int | str | list[str] | Message] = Field(default_factory=dict)
 
 
 class CompareSide(BaseModel):
@@ -151,6 +189,18 @@ class IntentPlan(BaseModel):
     )
     clarification: str | None = Field(default=None, description="clarify: what is unclear")
     suggestions: list[str] = Field(default_factory=list, description="clarify: questions to try")
+    message: Message | None = Field(
+        default=None, description="clarify: what is unclear, as a message for the composer"
+    )
+    suggested: list[Message] = Field(
+        default_factory=list, description="clarify: questions to try, as messages"
+    )
+    inherited: list[str] = Field(
+        default_factory=list,
+        description="a follow-up: the filters carried over from the previous question "
+        "(names of fields: accounts, categories, merchants, currency, date_from, date_to, "
+        "min_amount, max_amount, text, compare)",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> IntentPlan:
@@ -164,6 +214,8 @@ class IntentPlan(BaseModel):
             raise ValueError("min_amount is above max_amount")
         if self.intent is Intent.text_qa and not (self.text or "").strip():
             raise ValueError("a text_qa plan needs the question text")
+        if unknown := set(self.inherited) - set(INHERITABLE):
+            raise ValueError(f"inherited names fields a follow-up cannot carry: {sorted(unknown)}")
         self._check_shape()
         return self
 

@@ -159,7 +159,7 @@ class StatementHit:
 class TextQAResult:
     hits: list[StatementHit]
     keyword_only: bool = False  # the vector half failed; hits come from BM25 alone
-    note: str | None = None
+    note: str | None = None  # what the search could not cover: a message key of the answers
     facts: list[StatementFact] = field(default_factory=list)  # newest first
 
 
@@ -207,6 +207,10 @@ class Vocabulary:
     first_date: date | None
     last_date: date | None
     currency: str = "USD"
+    currencies: list[str] = field(default_factory=list)  # every currency the rows are in
+    # A description of each merchant's rows as the bank wrote it ("AMZN MKTP US*2K4LM0TZ1"):
+    # the words users may name the merchant by.
+    descriptors: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

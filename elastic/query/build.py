@@ -223,7 +223,7 @@ def vocabulary(user_id: str) -> FacetsQuery:
     return FacetsQuery(
         And((_user(user_id),)),
         (
-            Distinct("merchant", VOCABULARY_SIZE),
+            Distinct("merchant", VOCABULARY_SIZE, ("description",)),
             Distinct("category", VOCABULARY_SIZE),
             Distinct("currency", VOCABULARY_SIZE),
             Distinct("account_no", VOCABULARY_SIZE, ("account_name", "bank_name")),

@@ -60,8 +60,9 @@ log = logging.getLogger(__name__)
 TOP_HITS = 5
 ID_LOOKUP = 5000  # ids per search; Elasticsearch returns at most 10,000 hits to one search
 DEFAULT_CURRENCY = "USD"
-NO_VECTOR_NOTE = "Semantic search is unavailable; keyword matches only."
-VECTOR_FAILED_NOTE = "Semantic search failed; these are keyword matches only."
+# Notes are message keys, worded in the asker's language by the answer templates.
+NO_VECTOR_NOTE = "note_no_vector"
+VECTOR_FAILED_NOTE = "note_vector_failed"
 
 Ranked = tuple[Hashable, Document | None]
 """A ranked chunk id, with its stored document when the ranking search returned it."""
@@ -204,6 +205,7 @@ class Engine(ABC):
         currencies = [row[0] for row in values["currency"]]
         return Vocabulary(
             merchants=[row[0] for row in values["merchant"]],
+            descriptors={row[0]: row[1] for row in values["merchant"] if row[1]},
             categories=[row[0] for row in values["category"]],
             accounts=sorted(
                 (
@@ -215,6 +217,7 @@ class Engine(ABC):
             first_date=date.fromisoformat(first) if first else None,
             last_date=date.fromisoformat(last) if last else None,
             currency=currencies[0] if currencies else DEFAULT_CURRENCY,
+            currencies=currencies,
         )
 
     def statements(self, user_id: str) -> list[StatementInfo]:

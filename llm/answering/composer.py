@@ -39,7 +39,7 @@ from llm.answering.answer import (
     Table,
     parts_markdown,
 )
-from llm.answering.clarifications import reword
+from llm.answering.messages import template_key, word
 from llm.answering.wording import ENGLISH, Wording, account_label, wording
 from llm.embeddings import EMBEDDING_FAILURES
 
@@ -582,7 +582,7 @@ def compose_text_qa(
     passages = _best_passages(question, result.hits, embed)
     candidates = [(hit, *best) for hit, best in zip(result.hits, passages, strict=True)]
     hit, passage, similarity = max(candidates, key=lambda c: c[2])
-    notes: list[Part] = [Note(reword(result.note, w))] if result.note else []
+    notes: list[Part] = [Note(w.text(template_key(result.note)))] if result.note else []
     if similarity < RELEVANCE_FLOOR:
         citations = [
             statement_citation(i, h, h.text[:300], w) for i, h in enumerate(result.hits, 1)
@@ -610,13 +610,14 @@ def compose_text_qa(
 
 
 def compose_clarify(plan: IntentPlan, w: Wording | None = None) -> Composed:
-    """A clarification in the asker's language: the router's English messages are worded
-    again by ``clarifications``."""
+    """A clarification in the asker's language: the router's messages worded from the
+    templates; a clarification given as text (Gemini's, written in the asker's language) as
+    it is."""
     w = w or wording()
-    said = plan.clarification
-    parts: list[Part] = [Prose(reword(said, w) if said else w.text("clarify.unsure"))]
-    if plan.suggestions:
-        suggestions = tuple(reword(q, w) for q in plan.suggestions)
+    said = word(plan.message, w) if plan.message else plan.clarification
+    parts: list[Part] = [Prose(said or w.text("clarify.unsure"))]
+    suggestions = (*(word(m, w) for m in plan.suggested), *plan.suggestions)
+    if suggestions:
         parts.append(Suggestions(suggestions, lead=w.text("clarify.suggestions")))
     return parts, []
 

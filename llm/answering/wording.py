@@ -285,6 +285,36 @@ class Wording:
             parts.append(self.text("filter.text", text=plan.text))
         return " ".join(parts)
 
+    def carried(self, plan: IntentPlan, slots: list[str]) -> list[tuple[str, str]]:
+        """Each of ``slots`` of ``plan`` (``SLOTS``) as a chip reads it: ``("subject",
+        "Dining")``, ``("period", "Q1 2025")``, ``("amount", "of at least $100.00")``."""
+        labels = []
+        for slot in slots:
+            label = ""
+            if slot == "subject":
+                names = [*plan.categories, *plan.merchants]
+                label = self.names(names) if names else f"“{plan.text}”" if plan.text else ""
+            elif slot == "accounts":
+                label = self.names(plan.accounts)
+            elif slot == "period":
+                label = self.period_name(plan.date_from, plan.date_to)
+            elif slot == "amount":
+                amounts = plan.model_copy(
+                    update={"categories": [], "merchants": [], "accounts": []}
+                )
+                label = self.describe_filters(
+                    amounts.model_copy(update={"text": None, "currency": None})
+                )
+            elif slot == "currency":
+                label = plan.currency or ""
+            elif slot == "compare":
+                label = self.text("compare.versus_all").join(
+                    self.side_label(s) for s in plan.compare
+                )
+            if label:
+                labels.append((slot, label))
+        return labels
+
     def side_label(self, side: CompareSide) -> str:
         """What one side of a comparison names: ``Q1 2025``, ``Amazon``, ``Dining,
         Groceries``."""

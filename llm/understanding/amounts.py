@@ -13,17 +13,25 @@ import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
+from llm.understanding import lexicon
+from llm.understanding.problems import Problem
+
 CENT = Decimal("0.01")
 # The largest amount a question may name, in magnitude: one trillion.
 MAX_AMOUNT = Decimal(1_000_000_000_000)
 
+
+def _any(path: str) -> str:
+    return lexicon.alternation(path)
+
+
+_MONEY_WORDS = _any("amounts.money")
+_THOUSANDS = _any("amounts.thousands")
 # A money amount: "$1,250.50", "300", "2k", "40 dollars". Not part of a date or a word.
-_NUM = r"\$?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?k\b)?(?:\s?(?:dollars|usd|bucks))?"
-# Messages: "{phrase}" is filled in with the amount as the user wrote it.
-_NOT_AN_AMOUNT = "I couldn't understand the amount “{phrase}”: "
-_TOO_LARGE = f"{_NOT_AN_AMOUNT}amounts go up to {MAX_AMOUNT:,}."
-_TOO_FINE = f"{_NOT_AN_AMOUNT}amounts have at most 2 decimals."
-_NOT_PLAIN = f"{_NOT_AN_AMOUNT}write it as a plain number without a sign, like $300."
+_NUM = (
+    rf"\$?\s?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?(?:\s?{_THOUSANDS}\b)?"
+    rf"(?:\s?{_MONEY_WORDS})?"
+)
 
 
 def _amount(name: str) -> str:
@@ -31,37 +39,37 @@ def _amount(name: str) -> str:
 
 
 # Numbers followed by these count things, not money ("more than 5 transactions").
-_NOT_MONEY = re.compile(
-    r"\s*(?:days?|weeks?|months?|quarters?|years?|times?|transactions?|purchases?|payments?|"
-    r"charges?|items?|orders?|visits?|%|percent)\b"
-)
-_STRICT_MIN = r"over|more than|above|greater than|larger than|bigger than|higher than|exceeding|>"
-_MIN = r"at least|no less than|minimum of|min(?:imum)?|>="
-_STRICT_MAX = r"under|less than|below|smaller than|lower than|cheaper than|<"
-_MAX = r"at most|no more than|up to|maximum of|max(?:imum)?|<="
+_NOT_MONEY = re.compile(rf"\s*{_any('amounts.not_money')}\b")
+_STRICT_MIN = _any("amounts.strict_min")
+_MIN = _any("amounts.min")
+_STRICT_MAX = _any("amounts.strict_max")
+_MAX = _any("amounts.max")
+_OF = rf"(?:{_any('amounts.of')}\s+)?"
 
 # A bound word before a signed or exponent number ("under -50", "over 1e9"): never a bound,
 # and never to be silently dropped.
 _NOT_PLAIN_AMOUNT = re.compile(
-    rf"(?<!\w)(?:{_STRICT_MIN}|{_MIN}|{_STRICT_MAX}|{_MAX})\s*(?:of\s+)?"
+    rf"(?<!\w)(?:{_STRICT_MIN}|{_MIN}|{_STRICT_MAX}|{_MAX})\s*{_OF}"
     r"(?P<a>[-+−]\s?\$?\d[\d,.]*(?:e[-+]?\d+)?|\$?\d[\d,.]*e[-+]?\d+)(?![\w.])"
 )
 
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
-            rf"\b(?:between|from)\s+{_amount('a')}\s*(?:and|to|-)\s*"
+            rf"\b{_any('amounts.between')}\s+{_amount('a')}\s*{_any('amounts.and')}\s*"
             rf"{_amount('b')}"
         ),
         "between",
     ),
-    (re.compile(rf"(?<!\w)(?:{_MIN})\s*(?:of\s+)?{_amount('a')}"), "min"),
-    (re.compile(rf"(?<!\w)(?:{_MAX})\s*(?:of\s+)?{_amount('a')}"), "max"),
-    (re.compile(rf"(?<!\w)(?:{_STRICT_MIN})\s*{_amount('a')}"), "strict_min"),
-    (re.compile(rf"(?<!\w)(?:{_STRICT_MAX})\s*{_amount('a')}"), "strict_max"),
-    (re.compile(rf"{_amount('a')}\s*(?:or more|and (?:up|above)|\+)"), "min"),
-    (re.compile(rf"{_amount('a')}\s*(?:or less|and (?:under|below))"), "max"),
+    (re.compile(rf"(?<!\w){_MIN}\s*{_OF}{_amount('a')}"), "min"),
+    (re.compile(rf"(?<!\w){_MAX}\s*{_OF}{_amount('a')}"), "max"),
+    (re.compile(rf"(?<!\w){_STRICT_MIN}\s*{_amount('a')}"), "strict_min"),
+    (re.compile(rf"(?<!\w){_STRICT_MAX}\s*{_amount('a')}"), "strict_max"),
+    (re.compile(rf"{_amount('a')}\s*{_any('amounts.or_more')}"), "min"),
+    (re.compile(rf"{_amount('a')}\s*{_any('amounts.or_less')}"), "max"),
 ]
+_MONEY_WORD = re.compile(rf"\b{_MONEY_WORDS}\b")
+_THOUSANDS_AT_END = re.compile(rf"(\d[\d,]*(?:\.\d+)?)\s?({_THOUSANDS}\b)?")
 
 
 @dataclass(frozen=True)
@@ -71,22 +79,11 @@ class AmountBounds:
     spans: list[tuple[int, int]]
 
 
-@dataclass(frozen=True)
-class AmountProblem:
-    """An amount that cannot be a bound: why, where it sits in the normalised question, and
-    the amount probably meant when that is obvious."""
-
-    message: str  # may quote the amount as "{phrase}"
-    span: tuple[int, int]
-    fix: str | None = None
-
-    def explain(self, written: str) -> str:
-        """The message, quoting the amount as ``written`` by the user."""
-        return self.message.replace("{phrase}", written)
+AmountProblem = Problem  # an amount that cannot be a bound
 
 
 def _money(raw: str) -> Decimal:
-    found = re.search(r"(\d[\d,]*(?:\.\d+)?)\s?(k\b)?", raw)
+    found = _THOUSANDS_AT_END.search(raw)
     if found is None:
         raise ValueError(raw)
     value = Decimal(found.group(1).replace(",", ""))
@@ -95,7 +92,7 @@ def _money(raw: str) -> Decimal:
 
 def _is_money(match: re.Match[str], group: str) -> bool:
     raw = match.group(group)
-    if "$" in raw or re.search(r"dollars|usd|bucks", raw):
+    if "$" in raw or _MONEY_WORD.search(raw):
         return True
     return not _NOT_MONEY.match(match.string, match.end(group))
 
@@ -104,11 +101,10 @@ def _unusable(match: re.Match[str], group: str) -> AmountProblem | None:
     """Why the amount in ``group`` cannot be a bound; None when it can."""
     value = _money(match.group(group))
     if value > MAX_AMOUNT:
-        return AmountProblem(_TOO_LARGE, match.span(group))
+        return AmountProblem("amount_too_large", match.span(group), {"largest": int(MAX_AMOUNT)})
     if value % CENT:
-        return AmountProblem(
-            _TOO_FINE, match.span(group), f"${value.quantize(CENT, ROUND_HALF_UP):,}"
-        )
+        fix = f"${value.quantize(CENT, ROUND_HALF_UP):,}"
+        return AmountProblem("amount_too_fine", match.span(group), fix=fix)
     return None
 
 
@@ -140,7 +136,7 @@ def find_amount_bounds(text: str) -> AmountBounds | AmountProblem | None:
             taken.append(match.span())
             spans.append(match.span())
     if not spans and (odd := _NOT_PLAIN_AMOUNT.search(text)):
-        return AmountProblem(_NOT_PLAIN, odd.span("a"))
+        return AmountProblem("amount_not_plain", odd.span("a"))
     if not spans or (low is not None and high is not None and low > high):
         return None
     return AmountBounds(low, high, spans)

@@ -5,8 +5,10 @@ validated with the IntentPlan model itself. When Vertex AI fails (HTTP error aft
 transport error, timeout: ``ModelUnavailable``) or its output is unusable (invalid JSON, an
 invalid plan, names the user's data does not have: ``ModelOutputRejected``), the offline
 router's plan is used, with a warning in the log naming the reason. Any other exception is a bug
-and propagates. A valid plan about dates with none of the user's transactions becomes the same
-clarification the offline router gives (``coverage.outside_data``).
+and propagates. A valid plan about dates with none of the user's transactions, or a currency
+none of them are in, becomes the same clarification the offline router gives
+(``coverage.outside_data``). The filters Gemini says it carried over from the previous plan
+(``inherited``) are kept only where the plan really holds the previous plan's values.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from elastic.model.results import Vocabulary
 from llm.pipeline import Router
 from llm.prompts import ROUTER_INSTRUCTION, router_prompt
 from llm.understanding.coverage import outside_data
+from llm.understanding.follow_ups import inherited
 from llm.vertex_client import DEFAULT_BACKOFF_S, make_client, request_options, vertex_call
 from settings import Settings
 
@@ -34,6 +37,9 @@ log = logging.getLogger(__name__)
 # The subset of OpenAPI schema fields Vertex AI's responseSchema accepts, besides the structure
 # (properties, items, required, nullable, propertyOrdering) rebuilt below.
 _KEPT = ("description", "enum", "minimum", "maximum")
+# Plan fields Gemini does not write: clarifications as messages are the offline router's, which
+# the composer words; Gemini writes its clarification as text in the asker's language.
+_NOT_ASKED = ("message", "suggested")
 
 
 def _vertex_schema(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
@@ -65,16 +71,26 @@ def _vertex_schema(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]
 
 @cache
 def plan_schema() -> types.Schema:
-    """IntentPlan's response schema for Gemini on Vertex AI."""
+    """IntentPlan's response schema for Gemini on Vertex AI (without the offline router's
+    message fields)."""
     source = IntentPlan.model_json_schema()
-    return types.Schema.model_validate(_vertex_schema(source, source.get("$defs", {})))
+    schema = _vertex_schema(source, source.get("$defs", {}))
+    for name in _NOT_ASKED:
+        schema["properties"].pop(name)
+        schema["property_ordering"].remove(name)
+    return types.Schema.model_validate(schema)
 
 
-def conform(plan: IntentPlan, vocabulary: Vocabulary) -> IntentPlan:
-    """The plan, and each side of a comparison, with names spelled as indexed;
-    ``ModelOutputRejected`` for names the data does not have."""
+def conform(
+    plan: IntentPlan, vocabulary: Vocabulary, previous: IntentPlan | None = None
+) -> IntentPlan:
+    """The plan, and each side of a comparison, with names spelled as indexed, listing as
+    inherited only the filters it really kept from ``previous``; ``ModelOutputRejected`` for
+    names the data does not have."""
     sides = [_spelled(side, vocabulary) for side in plan.compare]
-    return _spelled(plan, vocabulary).model_copy(update={"compare": sides})
+    spelled = _spelled(plan, vocabulary).model_copy(update={"compare": sides})
+    kept = inherited(spelled, previous) if previous else []
+    return spelled.model_copy(update={"inherited": [f for f in spelled.inherited if f in kept]})
 
 
 Named = TypeVar("Named", IntentPlan, CompareSide)
@@ -144,7 +160,7 @@ class GeminiRouter:
             plan = IntentPlan.model_validate_json(response.text or "")
         except ValidationError as exc:  # not JSON, or JSON that is not a valid plan
             raise ModelOutputRejected(f"not a valid plan: {_summary(exc)}") from exc
-        plan = conform(plan, self._vocabulary)
+        plan = conform(plan, self._vocabulary, previous)
         return outside_data(plan, self._vocabulary) or plan
 
 

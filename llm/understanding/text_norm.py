@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 
 from rapidfuzz import fuzz, process
 
@@ -40,11 +42,25 @@ def _whole(phrases: Iterable[str]) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)")
 
 
-def _rewrites() -> dict[str, str]:
-    """Phrases of other languages read as the English the date finder understands: the
-    lexicons' rewrites, and month names as the English full name of their month."""
+@dataclass(frozen=True)
+class _Rewrite:
+    """Phrases read as their English twins, and the pattern finding them."""
+
+    table: dict[str, str]
+    pattern: re.Pattern[str]
+
+    def apply(self, text: str) -> str:
+        return self.pattern.sub(lambda m: self.table[m.group()], text) if self.table else text
+
+
+def _rewrite(table: dict[str, str]) -> _Rewrite:
+    return _Rewrite(table, _whole(table) if table else re.compile(r"(?!)"))
+
+
+def _month_rewrites() -> dict[str, str]:
+    """Month names of every language as the English full name of their month."""
     english = {number: names[0] for number, names in lexicon.languages()[0].get("months").items()}
-    found: dict[str, str] = dict(lexicon.table("rewrite"))
+    found: dict[str, str] = {}
     for language in lexicon.languages()[1:]:
         joined = language.get("language.joined_and")
         for number, names in (language.get("months") or {}).items():
@@ -54,8 +70,38 @@ def _rewrites() -> dict[str, str]:
     return found
 
 
-_REWRITES = _rewrites()
-_REWRITE = _whole(_REWRITES)
+def _everywhere() -> _Rewrite:
+    """Rewrites applied to every question: month names, and the phrases of languages whose
+    phrases English never uses (``rewrite_everywhere``, true unless said otherwise)."""
+    found = _month_rewrites()
+    for language in lexicon.languages()[1:]:
+        if language.get("language.rewrite_everywhere") is not False:
+            found |= {k: v for k, v in (language.get("rewrite") or {}).items() if k not in found}
+    return _rewrite(found)
+
+
+@cache
+def _own(code: str) -> _Rewrite:
+    """The rewrites a language applies to its own questions only, accents optional."""
+    language = next((lang for lang in lexicon.languages() if lang.code == code), None)
+    if language is None or language.get("language.rewrite_everywhere") is not False:
+        return _rewrite({})
+    table: dict[str, str] = {}
+    for phrase, english in (language.get("rewrite") or {}).items():
+        table[phrase] = english
+        table.setdefault(strip_accents(phrase), english)
+    return _rewrite(table)
+
+
+def _splits_elisions(code: str | None) -> bool:
+    language = next((lang for lang in lexicon.languages() if lang.code == code), None)
+    return bool(language and language.get("language.elisions"))
+
+
+_EVERYWHERE = _everywhere()
+# "l'année", "j'ai": the elided word set apart, "l' année".
+_ELISION = re.compile(r"(?<![\w'])(qu|[cdjlmnst])'(?=\w)")
+_INVERTED = str.maketrans({"¿": " ", "¡": " "})
 # "and" joined to a number: "و٢٠٢٥" is "and 2025".
 _JOINED_AND = re.compile(
     "|".join(
@@ -66,29 +112,38 @@ _JOINED_AND = re.compile(
     or r"(?!)"
 )
 
-_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty"
-)
 _MONTHS = [names[0] for names in lexicon.languages()[0].get("months").values()]
 _WORD = re.compile(r"[a-z]{5,}")
 
-NUMBER_WORDS = {word: n for n, word in enumerate(_WORDS.split())}
+# Counts written as words, in English; other languages' number words are rewritten to these.
+NUMBER_WORDS = {word: n for n, word in enumerate(lexicon.languages()[0].get("numbers.words"))}
 # A regex alternative matching a small count written in digits or as a word.
 COUNT = r"(?:\d{1,3}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 
 
-def normalize(question: str, known: Collection[str] = frozenset()) -> str:
-    """Lower-cased, ASCII digits, straight quotes and single spaces, other languages' date
-    words in English, "'24" as 2024; offsets are not preserved. Misspelt month names are
-    corrected unless they are among the ``known`` words (lower-cased words of the user's
-    merchants, categories and accounts: the merchant "Augusta" stays)."""
+def normalize(
+    question: str,
+    known: Collection[str] = frozenset(),
+    corrections: list[tuple[str, str]] | None = None,
+    language: str | None = None,
+) -> str:
+    """Lower-cased, ASCII digits, straight quotes and single spaces, other languages' words
+    in English (the phrases of the question's ``language`` too when it is given), "'24" as
+    2024; offsets are not preserved. Misspelt month names are corrected unless they are among
+    the ``known`` words (lower-cased words of the user's merchants, categories and accounts:
+    the merchant "Augusta" stays), and noted in ``corrections`` when it is given."""
     text = unicodedata.normalize("NFKC", question).translate(_ASCII).casefold()
-    text = _DIACRITICS.sub("", text)
+    text = _DIACRITICS.sub("", text).translate(_INVERTED)
     text = _JOINED_AND.sub("and ", text)
-    text = _REWRITE.sub(lambda m: _REWRITES[m.group()], text)
+    if _splits_elisions(language):
+        text = _ELISION.sub(r"\1' ", text)
+    own = _own(language) if language else None
+    if own and own.table:
+        text = own.apply(strip_accents(text))
+    text = _EVERYWHERE.apply(text)
     text = _SHORT_YEAR.sub(lambda m: str(_full_year(m.group("yy"))), text)
-    text = _WORD.sub(lambda m: _fix_month(m, known), text)
+    noted = corrections if corrections is not None else []
+    text = _WORD.sub(lambda m: _fix_month(m, known, noted), text)
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -97,13 +152,17 @@ def _full_year(yy: str) -> int:
     return datetime.strptime(yy, "%y").year
 
 
-def _fix_month(match: re.Match[str], known: Collection[str]) -> str:
+def _fix_month(
+    match: re.Match[str], known: Collection[str], corrections: list[tuple[str, str]]
+) -> str:
     """Correct a misspelt month name ("janurary", "febuary"); other words stay as they are."""
     word = match.group()
     if word in known:
         return word
     candidates = [month for month in _MONTHS if month[0] == word[0]]
     found = process.extractOne(word, candidates, scorer=fuzz.ratio, score_cutoff=88)
+    if found and found[0] != word:
+        corrections.append((word, found[0]))
     return found[0] if found else word
 
 

@@ -8,13 +8,22 @@ first that knows it wins:
 
 1. the user's own names, exactly (punctuation and spaces aside);
 2. the same with "and" and "&" left out: "PG and E" is "PG&E";
-3. a distinctive word of one of the user's categories: "gas" is "Gas & Fuel";
-4. the category synonyms of the lexicons: "gas" is Transportation for a user without it;
+3. a distinctive word of one of the user's categories: "gas" is "Gas & Fuel" (never a word
+   questions use for something else: "charges" is money out, not "Fees & Charges");
+4. the category synonyms of the lexicons: "gas" is Transportation for a user without it. A
+   synonym names a kind of spending; the user's category of that kind is the one with its
+   name, one of the names other apps give it (``[category_names]``: "Eating Out" for Dining),
+   or one whose name holds its word ("Health & Wellness" for Health, "Auto & Transport" for
+   Transportation);
 5. typos of any of those, by ``rapidfuzz`` with a length-dependent cut-off;
 6. a merchant, else an account or its bank, written in Arabic script, by its consonant
    skeleton (``arabic_names``).
 
-Matches always carry the canonical, indexed spelling.
+A merchant is also named by a place word its name ends with, when it is the only one
+("the gym" is "Iron Works Gym"), and by the words its bank descriptor starts with that are not
+English ("AMZN" is Amazon when its rows read "AMZN MKTP US ...").
+
+Matches always carry the canonical, indexed spelling, and say which tier found them.
 """
 
 from __future__ import annotations
@@ -25,8 +34,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from rapidfuzz import fuzz, process, utils
+from rapidfuzz.distance import OSA
 
+from elastic.ingest.cleaning import descriptor_words
 from elastic.model.results import Vocabulary
+from llm.embeddings import model_words
 from llm.understanding import lexicon
 from llm.understanding.arabic_names import (
     arabic_skeletons,
@@ -44,38 +56,28 @@ CATEGORY_SYNONYMS: dict[str, tuple[str, ...]] = {
 # Category names that are direction words in questions ("income" = money in, docs/ARCHITECTURE.md).
 _NOT_CATEGORY_ALIASES = {"income"}
 # Generic tails dropped to make a shorter merchant alias ("Whole Foods Market" -> "whole foods").
-_GENERIC_TAILS = {
-    "market",
-    "markets",
-    "pharmacy",
-    "theatres",
-    "theaters",
-    "apartments",
-    "airlines",
-    "air lines",
-    "inc",
-    "llc",
-    "co",
-    "store",
-    "group",
-    "gym",
-    "fiber",
-}
+_GENERIC_TAILS = frozenset(lexicon.words("merchants.generic_tails"))
 # Account-name words too generic to name one account on their own.
-_GENERIC_ACCOUNT_WORDS = {"account", "bank", "my", "the", "card", "credit", "debit"}
+_GENERIC_ACCOUNT_WORDS = frozenset(lexicon.words("account_words.generic"))
 # An account whose name holds a kind ("checking") is also named by that kind's words in every
 # language ("current account", "الحساب الجاري", "Girokonto"): ``[accounts]`` of the lexicons.
 _KIND_ALIASES: dict[str, list[str]] = lexicon.table("accounts")
-# Words that may sit inside a name but never start or end a matched phrase.
-_EDGE_WORDS = (
-    "a an and or the my our your of for in on at to from with by per all any each every i me "
-    "did do does how much many what was were is are have has had spend spent spending show list "
-    "total over under last this withdraw withdrew withdrawn"
+# Other names apps give a kind of spending ("Eating Out" for Dining): a synonym of that kind
+# finds the user's category by them.
+_CATEGORY_NAMES: dict[str, list[str]] = lexicon.table("category_names")
+_STEM = 5  # a shorter word begins too many others
+# Words questions use for what is asked, never a category's distinctive word.
+_CUE_WORD = re.compile(
+    "|".join(
+        lexicon.words("direction.out") + lexicon.words("direction.in") + lexicon.words("rows.many")
+    )
 )
-_EDGE_STOPWORDS = frozenset(_EDGE_WORDS.split()) | frozenset(lexicon.words("names.edge"))
+# Words that may sit inside a name but never start or end a matched phrase.
+_EDGE_STOPWORDS = frozenset(lexicon.words("names.edge"))
 _TOKEN = re.compile(r"[^\W_]+(?:['&.-][^\W_]+)*")
 _MAX_NGRAM = 4
 _MIN_NAME = 3  # a shorter name begins too many merchant names
+_MIN_EDITED = 5  # one edit in a shorter word makes another word
 _AND = re.compile(r"\band\b|&")
 # Arabic joins "and", "with", "as" and "for" to the next word: "بالبطاقة" (with the card),
 # "وبطاقتي" (and my card), "للحساب" (for the account, the article's alif dropped).
@@ -92,12 +94,24 @@ class Kind(StrEnum):
     account = "account"
 
 
+class Tier(StrEnum):
+    """How a phrase was found: the lookup tiers of the module's docstring."""
+
+    own = "own"
+    loose = "loose"
+    part = "part"
+    synonym = "synonym"
+    typo = "typo"
+    arabic = "arabic"
+
+
 @dataclass(frozen=True)
 class VocabMatch:
     kind: Kind
     values: tuple[str, ...]  # canonical spellings; one alias may name several accounts
     span: tuple[int, int]
     score: float
+    tier: Tier = Tier.own
 
 
 def squash(text: str) -> str:
@@ -131,8 +145,12 @@ class VocabMatcher:
                     _add(self._parts, word, Kind.category, category)
         for word, targets in CATEGORY_SYNONYMS.items():
             for target in targets:
-                if target in vocabulary.categories:
-                    _add(self._synonyms, word, Kind.category, target)
+                for category in of_kind(target, vocabulary.categories):
+                    _add(self._synonyms, word, Kind.category, category)
+        for alias, merchant in _place_words(vocabulary.merchants).items():
+            self._add_own(alias, Kind.merchant, merchant)
+        for alias, merchant in _descriptor_aliases(vocabulary).items():
+            self._add_own(alias, Kind.merchant, merchant)
         for account in vocabulary.accounts:
             for alias in _account_aliases(account.account_name, account.bank_name):
                 self._add_own(alias, Kind.account, account.account_name)
@@ -164,7 +182,7 @@ class VocabMatcher:
                 *(a.account_name for a in vocabulary.accounts),
                 *(a.bank_name for a in vocabulary.accounts),
             )
-            for word in re.findall(r"[^\W\d_]+", name.casefold())
+            for word in _name_words(name)
         )
 
     def _add_own(self, alias: str, kind: Kind, value: str) -> None:
@@ -193,8 +211,13 @@ class VocabMatcher:
 
     def _lookup(self, phrase: str, span: tuple[int, int]) -> list[VocabMatch]:
         key, score = squash(phrase), 100.0
-        found = self._own.get(key) or self._loose.get(squash(_without_and(phrase)))
-        found = found or self._parts.get(key) or self._synonyms.get(key)
+        tiers = (
+            (Tier.own, self._own.get(key)),
+            (Tier.loose, self._loose.get(squash(_without_and(phrase)))),
+            (Tier.part, self._parts.get(key)),
+            (Tier.synonym, self._synonyms.get(key)),
+        )
+        tier, found = next(((t, f) for t, f in tiers if f), (Tier.own, None))
         if not found and is_arabic(phrase):
             found = next(filter(None, map(self._own.get, _unjoined(phrase))), None)
             if not found:
@@ -205,11 +228,14 @@ class VocabMatcher:
                 return []
             best = process.extractOne(key, self._keys, scorer=fuzz.ratio, score_cutoff=cutoff)
             if best is None:
+                best = _one_edit(key, self._keys)
+            if best is None:
                 return []
-            score = best[1]
+            score, tier = best[1], Tier.typo
             found = self._own.get(best[0]) or self._synonyms[best[0]]
         return [
-            VocabMatch(kind, tuple(sorted(values)), span, score) for kind, values in found.items()
+            VocabMatch(kind, tuple(sorted(values)), span, score, tier)
+            for kind, values in found.items()
         ]
 
     def _arabic(self, phrase: str, span: tuple[int, int]) -> list[VocabMatch]:
@@ -226,7 +252,8 @@ class VocabMatcher:
         score, kind, key = max(scored, default=(0.0, Kind.merchant, ""))
         if not score:
             return []
-        return [VocabMatch(kind, tuple(sorted(self._skeletons[kind][key])), span, score)]
+        values = tuple(sorted(self._skeletons[kind][key]))
+        return [VocabMatch(kind, values, span, score, Tier.arabic)]
 
     def spells_loaded_bank(self, phrase: str) -> bool:
         """Whether an Arabic-script ``phrase`` spells the start of a loaded bank's or account's
@@ -293,12 +320,88 @@ def _unjoined(phrase: str) -> list[str]:
     return [squash(p.sub(r, phrase, count=1)) for p, r in _ARABIC_JOINED if p.match(phrase)]
 
 
+def _one_edit(key: str, keys: list[str]) -> tuple[str, float, int] | None:
+    """The one key a single edit from ``key`` (a letter changed, added, dropped, or two
+    swapped: "travle", "salery"), when ``key`` is long enough for that to mean a typo."""
+    if len(key) < _MIN_EDITED:
+        return None
+    found = process.extract(key, keys, scorer=OSA.distance, score_cutoff=1, limit=2)
+    if len(found) != 1:
+        return None
+    name, _, index = found[0]
+    return name, fuzz.ratio(key, name), index
+
+
+def _name_words(name: str) -> set[str]:
+    """The words of a name as a question may write them: "Trader Joe's" gives trader, joe,
+    joe's and joes."""
+    words = set(re.findall(r"[^\W\d_]+", name.casefold()))
+    for word in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)+", name.casefold()):
+        words |= {word, word.replace("'", "")}
+    return words
+
+
 def _category_words(category: str) -> list[str]:
-    """The distinctive words of a category named by several ("Gas & Fuel": gas, fuel)."""
+    """The distinctive words of a category named by several ("Gas & Fuel": gas, fuel), not
+    those questions use for something else ("charges")."""
     words = [w for w in re.split(r"[\W_]+", _without_and(category.casefold())) if w]
     if len(words) < 2:
         return []
-    return [w for w in words if len(w) >= _MIN_NAME and w not in _EDGE_STOPWORDS]
+    return [
+        w
+        for w in words
+        if len(w) >= _MIN_NAME and w not in _EDGE_STOPWORDS and not _CUE_WORD.fullmatch(w)
+    ]
+
+
+def of_kind(concept: str, categories: list[str]) -> list[str]:
+    """The user's categories of the kind ``concept`` names ("Dining"): that name, the names
+    other apps give it, or names holding its word ("Health & Wellness" for Health)."""
+    names = {name.casefold() for name in [concept, *_CATEGORY_NAMES.get(concept, [])]}
+    exact = [c for c in categories if c.casefold() in names]
+    if exact:
+        return exact
+    concept_words = [w for w in re.split(r"[\W_]+", concept.casefold()) if len(w) >= _STEM]
+    return [
+        category
+        for category in categories
+        if any(
+            _same_stem(word, mine)
+            for word in concept_words
+            for mine in re.split(r"[\W_]+", category.casefold())
+        )
+    ]
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """One word begins the other, and the shorter is a word of its own ("transport" and
+    "transportation")."""
+    shorter, longer = sorted((a, b), key=len)
+    return len(shorter) >= _STEM and longer.startswith(shorter)
+
+
+def _place_words(merchants: list[str]) -> dict[str, str]:
+    """Place words a single merchant's name ends with ("gym" for "Iron Works Gym")."""
+    found: defaultdict[str, set[str]] = defaultdict(set)
+    for merchant in merchants:
+        last = merchant.casefold().split()[-1]
+        if len(merchant.split()) > 1 and last in _GENERIC_TAILS and last in CATEGORY_SYNONYMS:
+            found[last].add(merchant)
+    return {word: next(iter(names)) for word, names in found.items() if len(names) == 1}
+
+
+def _descriptor_aliases(vocabulary: Vocabulary) -> dict[str, str]:
+    """Merchants named by the start of their bank descriptor when it is no English word
+    ("amzn", "amzn mktp" for Amazon; "ichiran" for Tokyo Ramen Ichiran), one merchant each."""
+    found: defaultdict[str, set[str]] = defaultdict(set)
+    for merchant, descriptor in vocabulary.descriptors.items():
+        words = descriptor_words(descriptor).casefold().split()
+        if not words or words[0] in model_words() or len(squash(words[0])) < _MIN_NAME:
+            continue
+        for size in (1, 2):
+            if len(words) >= size:
+                found[" ".join(words[:size])].add(merchant)
+    return {alias: next(iter(names)) for alias, names in found.items() if len(names) == 1}
 
 
 def _word_keys(text: str) -> list[str]:

@@ -7,23 +7,25 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, wait
 from datetime import date
+from decimal import Decimal
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.elements.lib.mutable_status_container import StatusContainer
 
-from elastic.model.plan import Intent
 from elastic.model.results import Vocabulary
 from llm.answering.answer import Answer, Note, Prose, Suggestions
-from llm.answering.wording import account_option_label, period_range, wording
+from llm.answering.wording import Wording, account_option_label, wording
 from llm.pipeline import Scope
 from ui.answer_text import inert_text, link_citations, plain_markdown
+from ui.carried import carried_chips
 from ui.charts import answer_numbers
 from ui.chat_history import (
     MAX_WAITING,
     ChatTurn,
     WaitingQuestion,
     answered,
+    conversation_language,
     history,
     previous_plan,
     queue_question,
@@ -43,45 +45,37 @@ WAIT_STEP_S = 0.25  # while an answer is computed, the run can be stopped this o
 # stop (or repeat) the answer: the next run picks it up. Shared by all sessions of the server.
 _ANSWERING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="answer")
 
-EXAMPLE_QUESTIONS = (
-    "How much did I spend on travel last quarter?",
-    "Show monthly grocery spending for 2024",
-    "List the five largest card payments in March",
-    "What is the overdraft fee on my checking account?",
-)
-_INTENT_LABELS = {
-    Intent.aggregate: "a total",
-    Intent.trend: "a trend over time",
-    Intent.listing: "a list of transactions",
-    Intent.text_qa: "a question about your statements",
-    Intent.clarify: "a question that needs clarifying",
-}
+EXAMPLES = 4  # example questions in the templates' chrome (example_1 ...)
+
+
+def examples(w: Wording) -> tuple[str, ...]:
+    """The example questions of the welcome, in ``w``'s language."""
+    return tuple(w.text(f"chrome.example_{n}") for n in range(1, EXAMPLES + 1))
+
+
+EXAMPLE_QUESTIONS = examples(wording())
 USER_AVATAR = ":material/person:"
 ASSISTANT_AVATAR = ":material/account_balance:"
-_STEP_LABELS = {
-    "route": "Routing",
-    "search": "Searching",
-    "compose": "Composing",
-    "write": "Writing",
-}
 
 
-def _welcome(vocabulary: Vocabulary | None) -> None:
-    st.markdown(
-        "Ask about your spending, income and statements. Every number comes straight from your "
-        "data, and every source is one click away."
-    )
+def _ms(w: Wording, ms: float, places: int = 0) -> str:
+    """Milliseconds in the language's digits: "1,234" / "1.234", "8.5" / "8,5"."""
+    return w.number(round(Decimal(str(ms)), places) if places else round(ms))
+
+
+def _welcome(vocabulary: Vocabulary | None, w: Wording) -> None:
+    st.markdown(w.text("chrome.welcome"))
     if vocabulary is not None and not vocabulary.accounts:
-        st.info("There is no data yet: add some on the **Ingest** page.", icon=":material/info:")
+        st.info(w.text("chrome.no_data"), icon=":material/info:")
     elif vocabulary is not None:
         accounts = ", ".join(
             account_option_label(a.account_name, a.bank_name, a.last4) for a in vocabulary.accounts
         )
-        period = period_range(vocabulary.first_date, vocabulary.last_date)
+        period = w.period_range(vocabulary.first_date, vocabulary.last_date)
         st.caption(f":material/account_balance_wallet: {plain_markdown(accounts)} · {period}")
-    st.caption("Try one of these")
+    st.caption(w.text("chrome.examples"))
     with st.container(horizontal=True, gap="small", key="examples"):
-        for number, question in enumerate(EXAMPLE_QUESTIONS):
+        for number, question in enumerate(examples(w)):
             st.button(
                 question,
                 key=f"example-{number}",
@@ -92,19 +86,23 @@ def _welcome(vocabulary: Vocabulary | None) -> None:
 
 
 def _done_label(answer: Answer) -> str:
-    return f"Answered in {sum(answer.timings_ms.values()):,.0f} ms"
+    w = wording(answer.language)
+    return w.text("chrome.answered", ms=_ms(w, sum(answer.timings_ms.values())))
 
 
 def _step_lines(answer: Answer) -> None:
     """What the question was understood as, and how long each stage took."""
-    kind = "a comparison" if answer.plan.compare else _INTENT_LABELS[answer.intent]
-    st.markdown(f"Understood as **{kind}**")
+    w = wording(answer.language)
+    kind = "compare" if answer.plan.compare else answer.intent.value
+    st.markdown(w.text("chrome.understood", kind=w.text(f"chrome.kind_{kind}")))
     for stage, ms in answer.timings_ms.items():
-        _step_line(stage, ms)
+        _step_line(w, stage, ms)
 
 
-def _step_line(stage: str, ms: float) -> None:
-    st.markdown(f":material/check: {_STEP_LABELS.get(stage, stage)} — {ms:,.1f} ms")
+def _step_line(w: Wording, stage: str, ms: float) -> None:
+    key = f"chrome.step_{stage}"
+    step = w.text(key) if w.has(key) else stage
+    st.markdown(f":material/check: {w.text('chrome.step_line', step=step, ms=_ms(w, ms, 1))}")
 
 
 def _answer_text(turn_index: int, answer: Answer, text_box: DeltaGenerator) -> None:
@@ -139,7 +137,7 @@ def _answer_body(turn_index: int, answer: Answer, text_box: DeltaGenerator) -> N
     """Text (with citation chips) in ``text_box``, then the numbers, sources and suggestions."""
     answer_numbers(answer, key=f"turn-{turn_index}")
     _answer_text(turn_index, answer, text_box)
-    citation_list(turn_index, answer.citations)
+    citation_list(turn_index, answer.citations, wording(answer.language))
     for part in answer.parts:
         if isinstance(part, Suggestions):
             _suggestions(turn_index, part)
@@ -148,6 +146,8 @@ def _answer_body(turn_index: int, answer: Answer, text_box: DeltaGenerator) -> N
 def _show_turn(turn_index: int, turn: ChatTurn) -> None:
     with st.chat_message("user", avatar=USER_AVATAR):
         st.markdown(plain_markdown(turn.question))
+        if turn.answer is not None:
+            carried_chips(turn_index, turn, wording(turn.answer.language))
     with st.chat_message("assistant", avatar=ASSISTANT_AVATAR):
         if turn.error:
             st.error(turn.error, icon=":material/error:")
@@ -170,11 +170,10 @@ def _preview(box: DeltaGenerator) -> Callable[[str], None]:
     return show
 
 
-STAGE_LABELS = {
-    "route": "Understanding the question…",
-    "search": "Searching your statements and transactions…",
-    "compose": "Composing the answer…",
-}
+def stage_label(w: Wording, stage: str) -> str:
+    """What a stage of answering is doing, as the status line says it."""
+    key = f"chrome.stage_{stage}"
+    return w.text(key) if w.has(key) else stage
 
 
 def _asked(
@@ -188,20 +187,23 @@ def _asked(
         def on_stage(stage: str) -> None:
             waiting_question.stage = stage
 
+        if not waiting_question.again:
+            waiting_question.previous = previous_plan()
         waiting_question.answer = _ANSWERING.submit(
             context.pipeline.ask,
             waiting_question.question,
             context.user_id,
             date.today(),
-            previous_plan(),
+            waiting_question.previous,
             scope,
             rewrite=False,
             on_stage=on_stage,
         )
     future = waiting_question.answer
     started = time.monotonic()
+    w = wording(conversation_language())
     while not wait([future], timeout=WAIT_STEP_S).done:
-        label = STAGE_LABELS.get(waiting_question.stage, waiting_question.stage)
+        label = stage_label(w, waiting_question.stage)
         status.update(label=f"{label} {time.monotonic() - started:.0f} s")
     answer = future.result()
     with status:
@@ -215,22 +217,21 @@ def _answer_new(
     """Ask the pipeline with visible progress; errors end up in the turn, never in a crash."""
     question = waiting_question.question
     turn = ChatTurn(question)
-    status = st.status(STAGE_LABELS["route"])
+    w = wording(conversation_language())
+    status = st.status(stage_label(w, "route"))
     text_box = st.empty()
     try:
         answer = _asked(context, waiting_question, scope, status)
+        turn.previous = waiting_question.previous
+        w = wording(answer.language)
         if context.pipeline.rewrites(answer):
-            status.update(label="Gemini is writing the answer…")
+            status.update(label=stage_label(w, "write"))
             answer = context.pipeline.write(question, answer, _preview(text_box))
             with status:
-                _step_line("write", answer.timings_ms["write"])
+                _step_line(w, "write", answer.timings_ms["write"])
     except Exception as exc:
-        status.update(label="Could not answer", state="error")
-        turn.error = fault_line(
-            "Sorry, something went wrong while answering",
-            exc,
-            "Your conversation is kept: try again, or rephrase the question.",
-        )
+        status.update(label=w.text("chrome.failed"), state="error")
+        turn.error = fault_line(w.text("chrome.sorry"), exc, w.text("chrome.kept"))
         st.error(turn.error, icon=":material/error:")
         return turn
     status.update(label=_done_label(answer), state="complete", expanded=False)
@@ -242,11 +243,8 @@ def _answer_new(
 def _send(question: str) -> None:
     """Queue ``question`` (a callback: it runs before the script, so no run can lose it)."""
     if not queue_question(question):
-        st.toast(
-            f"{MAX_WAITING} questions are waiting already; send this one again once they are "
-            "answered.",
-            icon=":material/hourglass_top:",
-        )
+        w = wording(conversation_language())
+        st.toast(w.text("chrome.queue_full", count=MAX_WAITING), icon=":material/hourglass_top:")
 
 
 def _sent_from_chat_input() -> None:
@@ -259,38 +257,44 @@ def _answer_waiting(context: AppContext, scope: Scope) -> None:
     """Each waiting question with a place for its answer, then the answers, oldest first."""
     pending = list(waiting())  # another run may take a question off meanwhile (chat_history)
     places = []
+    w = wording(conversation_language())
     for waiting_question in pending:
         with st.chat_message("user", avatar=USER_AVATAR):
             st.markdown(plain_markdown(waiting_question.question))
+            chips = st.empty()
         with st.chat_message("assistant", avatar=ASSISTANT_AVATAR):
             place = st.empty()
-            place.caption("Waiting for the answer above…")
-            places.append(place)
-    for place, waiting_question in zip(places, pending, strict=True):
+            place.caption(w.text("chrome.waiting"))
+            places.append((chips, place))
+    for (chips, place), waiting_question in zip(places, pending, strict=True):
+        turn_index = len(history())
         with place.container():
-            turn = _answer_new(context, len(history()), waiting_question, scope)
+            turn = _answer_new(context, turn_index, waiting_question, scope)
+        if turn.answer is not None:
+            with chips.container():
+                carried_chips(turn_index, turn, wording(turn.answer.language))
         answered(waiting_question, turn)
 
 
 def chat_page() -> None:
     context = app_context()
+    language = conversation_language(st.context.locale)
+    w = wording(language)
     vocabulary = load_vocabulary(context)
-    scope = chat_filters(vocabulary)
+    scope = chat_filters(vocabulary, w)
     clear_chat_button()
     engine_panel(context)
 
-    st.title("FinSync Chat", anchor=False)
-    st.chat_input(
-        "Ask about your transactions and statements…",
-        key=QUESTION_KEY,
-        on_submit=_sent_from_chat_input,
-    )
+    st.title(w.text("chrome.title"), anchor=False)
+    st.chat_input(w.text("chrome.placeholder"), key=QUESTION_KEY, on_submit=_sent_from_chat_input)
     turns = history()
     if not turns and not waiting():
-        _welcome(vocabulary)
+        _welcome(vocabulary, w)
     for turn_index, turn in enumerate(turns):
         _show_turn(turn_index, turn)
     _answer_waiting(context, scope)
+    if conversation_language(st.context.locale) != language:
+        st.rerun()  # the page's own words follow the conversation into its new language
 
     requested = requested_citation()
     if requested is not None:
