@@ -5,11 +5,17 @@ traceback, and the good files still land."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from elastic.engines.sqlite.backend import EmbeddedBackend
+from elastic.ingest import bank_csv, formats
+from elastic.ingest.formats import EXPORT_FORMATS, Format
+from elastic.ingest.landing import ingest_file
+from elastic.ingest.parsed import ParsedFile, ParsedRow
 from llm.embeddings import LocalEmbedder
 from llm.ingest_jobs import FileToIngest, IngestJobs
 from llm.ingesting import FileDefaults, Importer
@@ -93,5 +99,45 @@ def test_an_upload_job_goes_on_after_a_file_it_cannot_hold(
         first, hostile, last = view.reports
         assert (first.indexed, last.indexed, last.skipped) == (2, 0, 2)
         assert hostile.problems  # the amount it cannot hold is reported, in the file or its row
+    finally:
+        backend.close()
+
+
+# -- a reader's own bug, which no real file triggers on demand: injected into the readers ------
+def _failing_readers(after_rows: int | None) -> tuple[Format, ...]:
+    """The readers, with the CSV stream raising a bug of its own after ``after_rows`` rows (or
+    at once, before any row, when None)."""
+
+    def read(path: Path) -> ParsedFile:
+        if after_rows is None:
+            raise KeyError("a reader's bug")
+        parsed = bank_csv.stream(path)
+
+        def rows() -> Iterator[ParsedRow]:
+            for n, row in enumerate(parsed.rows):
+                if n == after_rows:
+                    raise KeyError("a reader's bug")
+                yield row
+
+        return replace(parsed, rows=rows())
+
+    return tuple(Format(f.name, f.sniff, read) if f.name == "csv" else f for f in EXPORT_FORMATS)
+
+
+@pytest.mark.parametrize("after_rows", [None, 1])
+def test_a_readers_own_failure_is_its_files_problem_and_what_it_read_lands(
+    after_rows: int | None, tmp_path: Path, embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(formats, "EXPORT_FORMATS", _failing_readers(after_rows))
+    export = tmp_path / "kites.csv"
+    export.write_text(GOOD, encoding="utf-8")
+    settings = Settings(data_dir=tmp_path / "data", es_url=None)
+    backend = EmbeddedBackend(settings)
+    backend.prepare(embedder.dims, embedder.model_name)
+    try:
+        report = ingest_file(backend, export, "u", defaults=FileDefaults())
+        (problem,) = report.problems
+        assert "could not finish reading this file (KeyError" in str(problem)
+        assert report.indexed == (after_rows or 0)  # the rows read before the failure landed
     finally:
         backend.close()

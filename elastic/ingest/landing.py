@@ -12,15 +12,14 @@ import hashlib
 import logging
 import threading
 from collections import Counter, deque
-from collections.abc import Callable, Iterator, Sequence, Sized
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
-from functools import lru_cache, wraps
+from functools import lru_cache
 from pathlib import Path
-from typing import Concatenate, ParamSpec
 
 import numpy as np
 
@@ -63,7 +62,6 @@ Progress = Callable[[int, int, str], None]
 """``progress(done, total, label)``: the CLI draws a bar, the UI a progress widget."""
 CategoryFallback = Callable[[str, str], str | None]
 """``fallback(merchant, descriptor)``: a category when no rule or history knows (Gemini)."""
-P = ParamSpec("P")
 
 WRITE_BATCH = 5000
 # Batches handed to a background writer and not yet counted. With two, the next batch is
@@ -639,24 +637,29 @@ def land_parsed(
     bad: list[IngestProblem] = []
     days: tuple[date, date] | None = None  # of rows with an inferred category
     seen = 0
+    stopped: IngestProblem | None = None  # the reader's failure midway
     try:
         with _collector_paused():
-            for row in parsed.rows:
-                seen += 1
-                account.see(row)
-                file_rows.see(row)
-                if row.pending:
-                    report.pending += 1
-                    continue
-                try:
-                    tx = cleaner.transaction(row)
-                except ValueError as exc:
-                    bad.append(IngestProblem(source, row.location, str(exc)))
-                    continue
-                if tx.category_inferred:
-                    day = tx.date
-                    days = (min(days[0], day), max(days[1], day)) if days else (day, day)
-                writer.add(tx)
+            try:
+                rows = _reader_rows(parsed.rows, source)
+                for row in rows:
+                    seen += 1
+                    account.see(row)
+                    file_rows.see(row)
+                    if row.pending:
+                        report.pending += 1
+                        continue
+                    try:
+                        tx = cleaner.transaction(row)
+                    except ValueError as exc:
+                        bad.append(IngestProblem(source, row.location, str(exc)))
+                        continue
+                    if tx.category_inferred:
+                        day = tx.date
+                        days = (min(days[0], day), max(days[1], day)) if days else (day, day)
+                    writer.add(tx)
+            except UnreadableFile as exc:  # the rows read before it still land
+                stopped = IngestProblem(source, "file", f"{exc} after {seen:,} rows")
     except BaseException:
         writer.abandon()
         raise
@@ -664,6 +667,8 @@ def land_parsed(
     resolved, report.assumed = account.resolve()
     report.notes = list(parsed.notes)
     report.problems.extend([*parsed.problems, *bad, *writer.failures])
+    if stopped is not None:
+        report.problems.append(stopped)
     if given_ids is not None:
         report.problems.extend(given_ids.problems)
         if given_ids.scoped:
@@ -689,7 +694,33 @@ def read_export(path: Path, mapping: bank_csv.ColumnMapping | None = None) -> Pa
     fmt = detect(path)
     if fmt is None:
         return None
-    return bank_csv.stream(path, mapping) if mapping is not None else fmt.read(path)
+    try:
+        return bank_csv.stream(path, mapping) if mapping is not None else fmt.read(path)
+    except (FinSyncError, OSError):
+        raise
+    except Exception as exc:
+        raise _reader_failed(path.name, exc) from exc
+
+
+def _reader_failed(name: str, exc: Exception) -> UnreadableFile:
+    """A reader's failure where it should have reported (a bug on odd input), as the file's
+    problem: the rows read before it land and the files after it go on. The traceback is
+    logged at debug level, for the bug to be fixed."""
+    reason = f"FinSync could not finish reading this file ({type(exc).__name__}: {exc})"
+    log.error("reading %s failed: %s", name, reason)
+    log.debug("reading %s failed", name, exc_info=True)
+    return UnreadableFile(reason)
+
+
+def _reader_rows(rows: Iterable[ParsedRow], name: str) -> Iterator[ParsedRow]:
+    """The rows a reader yields; its failure midway is ``UnreadableFile`` (``_reader_failed``).
+    Only the reader's own code runs inside: nothing the caller's loop raises passes through."""
+    try:
+        yield from rows
+    except FinSyncError:
+        raise
+    except Exception as exc:
+        raise _reader_failed(name, exc) from exc
 
 
 @dataclass(frozen=True)
@@ -721,51 +752,26 @@ def preview_export(
     rows: list[Transaction] = []
     problems: list[IngestProblem] = []
     booked = pending = 0
-    for row in parsed.rows:
-        account.see(row)
-        if row.pending:
-            pending += 1
-            continue
-        booked += 1
-        if len(rows) < limit:
-            try:
-                rows.append(cleaner.transaction(row))
-            except ValueError as exc:
-                problems.append(IngestProblem(source, row.location, str(exc)))
+    try:
+        for row in _reader_rows(parsed.rows, source):
+            account.see(row)
+            if row.pending:
+                pending += 1
+                continue
+            booked += 1
+            if len(rows) < limit:
+                try:
+                    rows.append(cleaner.transaction(row))
+                except ValueError as exc:
+                    problems.append(IngestProblem(source, row.location, str(exc)))
+    except UnreadableFile as exc:
+        problems.append(IngestProblem(source, "file", f"{exc} after {booked + pending:,} rows"))
     _, assumed = account.resolve()
     return FilePreview(
         parsed.format, rows, booked, pending, assumed, [*parsed.problems, *problems], parsed.notes
     )
 
 
-def _one_file_at_a_time(
-    ingest: Callable[Concatenate[SearchBackend, Path, P], IngestReport],
-) -> Callable[Concatenate[SearchBackend, Path, P], IngestReport]:
-    """A file whose reading fails where it should have reported (a reader's bug on odd input)
-    gets that as its one problem (the traceback is logged at debug level), so the files after it
-    still land.
-    FinSync's own errors (an outage, another embedding model) stop the import as before."""
-
-    @wraps(ingest)
-    def guarded(
-        backend: SearchBackend, path: Path, *args: P.args, **kwargs: P.kwargs
-    ) -> IngestReport:
-        try:
-            return ingest(backend, path, *args, **kwargs)
-        except FinSyncError:
-            raise
-        except Exception as exc:
-            reason = f"FinSync could not finish reading this file ({type(exc).__name__}: {exc})"
-            log.error("importing %s failed: %s", path.name, reason)
-            log.debug("importing %s failed", path.name, exc_info=True)  # a bug to be fixed
-            report = IngestReport(source=path.name)
-            report.problems.append(IngestProblem(path.name, "file", reason))
-            return report
-
-    return guarded
-
-
-@_one_file_at_a_time
 def ingest_file(
     backend: SearchBackend,
     path: Path,
@@ -938,6 +944,10 @@ def _read_statement(
         return source_file, read_statement(path, source_file, given, default_currency)
     except (OSError, UnreadableFile) as exc:
         return IngestProblem(path.name, "file", str(exc))
+    except FinSyncError:
+        raise
+    except Exception as exc:  # the reader's bug on an odd PDF: the other files go on
+        return IngestProblem(path.name, "file", str(_reader_failed(path.name, exc)))
 
 
 _Prepared = tuple[_StatementRead, _NewPages | None]
