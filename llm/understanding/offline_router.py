@@ -634,8 +634,9 @@ def _filters(r: Reading, intent: Intent) -> IntentPlan:
     direction = r.direction
     signed = next((sign for pattern, sign in p.SIGNED_ROWS if r.has(pattern)), None)
     if direction is None:
-        if r.kind and r.kind.direction:
-            direction = r.kind.direction
+        kind = r.kind or r.named_kind
+        if kind and kind.direction:
+            direction = kind.direction
         elif r.categories and set(r.categories) <= {INCOME_CATEGORY}:
             direction = Direction.in_
         elif r.categories == [TRANSFERS_CATEGORY] and r.metric is Metric.count:

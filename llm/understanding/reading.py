@@ -129,6 +129,9 @@ class Reading:
     merchants: list[str]
     unknown_name: str | None
     kind: RowKind | None
+    # A kind of row only a matched name says ("top up" naming the merchant "Top-Up by"): it
+    # gives the direction a question without direction words has, never a text filter.
+    named_kind: RowKind | None
     direction: Direction | None
     fee_kind: str | None  # "overdraft fee": narrows Fees to the rows whose description says so
     unnamed: str  # ``rest`` without merchant names ("Website-Balance" asks for no balance)
@@ -399,6 +402,9 @@ class Reader:
             kind=None
             if kinds
             else next((k for k in DESCRIBED_KINDS if k.pattern.search(unmatched)), None),
+            named_kind=None
+            if kinds
+            else next((k for k in DESCRIBED_KINDS if k.pattern.search(rest)), None),
             direction=direction,
             fee_kind=p.FEE_KINDS[fee.group("kind")] if fee else None,
             unnamed=blank(rest, names),
