@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from elastic.ingest import bank_csv
+from elastic.ingest import bank_csv, payment_kinds
 from elastic.ingest.bank_csv import ColumnMapping
 from elastic.ingest.parsed import ParsedFile, UnreadableFile
 
@@ -509,6 +509,9 @@ def test_line_numbers_are_physical_across_blank_lines_and_multiline_values(tmp_p
         (";", "1\u00a0234,5", "1234.50"),
         (";", "−7,00", "-7.00"),
         (";", "SEK 1 000,00", "1000.00"),
+        (";", "-,01", "-0.01"),  # no digit before the decimal mark
+        (",", ".5", "0.50"),
+        (",", "26851.95|", "26851.95"),  # a table border the printed layout left
     ],
 )
 def test_amounts_as_banks_print_them(tmp_path: Path, delimiter: str, raw: str, amount: str):
@@ -648,3 +651,97 @@ def test_finsync_bad_bytes_and_extra_values_lose_only_their_row(tmp_path: Path):
 def test_missing_columns_reject_the_file(tmp_path: Path):
     with pytest.raises(UnreadableFile, match="found columns: date, amount; need a date"):
         bank_csv.read(write(tmp_path, "date,amount\n2025-01-01,1.00\n"))
+
+
+def test_a_short_row_of_an_inferred_layout_is_read_with_its_trailing_columns_empty(
+    tmp_path: Path,
+):
+    text = (
+        "交易日期,交易摘要,交易金额,本次余额,对手信息,交易渠道,交易附言\n"
+        "20240102,财付通,-10.00,990.00,微信支付,电子商务,北京一卡通\n"
+        "20240103,正常还款,-345.89,644.11,12341234\n"  # the bank left its two last fields out
+        "20240104,结息\n"  # no amount: a row that lost its values
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert money(parsed) == [
+        ("line 2", "2024-01-02", "-10.00"),
+        ("line 3", "2024-01-03", "-345.89"),
+    ]
+    assert parsed.rows[1].description == "正常还款"
+    assert [(p.location, p.reason) for p in parsed.problems] == [
+        ("line 4", "fewer values than columns (2 of 7)")
+    ]
+
+
+def test_a_preamble_table_of_names_over_values_states_currency_and_balance(tmp_path: Path):
+    text = (
+        "Начало периода;2019-07-07\n"
+        "\n"
+        "Валюта;Баланс на конец периода;Поступления;Списания\n"
+        "RUR;82 604,01;0,00;-17 351,00\n"
+        "\n"
+        "Дата операции;Сумма;Основание\n"
+        "2019-07-06;-336,15;Карта *1234 payee1\n"
+    ).encode("cp1251")
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert parsed.currency == "RUR"
+    assert [(b.name, b.amount, b.currency) for b in parsed.balances] == [
+        ("closing_balance", Decimal("82604.01"), "RUR")
+    ]
+    assert money(parsed) == [("line 7", "2019-07-06", "-336.15")]
+
+
+def test_of_two_currency_columns_the_one_after_the_amount_read_is_its_currency(tmp_path: Path):
+    text = (
+        "Booked;Paid;Paid in;Booked amount;Account currency;Text\n"
+        "06.07.2019;-4,50;EUR;-336,15;RUB;payee one\n"
+        "05.07.2019;-300,00;RUB;-300,00;RUB;payee two\n"
+        "04.07.2019;-2,00;USD;-130,55;RUB;payee three\n"
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    # No header names a role: the first money column is the amount, its currency follows it.
+    assert [(str(r.amount), r.currency) for r in parsed.rows] == [
+        ("-4.50", "EUR"),
+        ("-300.00", "RUB"),
+        ("-2.00", "USD"),
+    ]
+    named = write(tmp_path, text.replace("Booked amount", "Amount"), "named.csv")
+    # A header naming the amount wins, and the currency is the one after it.
+    assert [(str(r.amount), r.currency) for r in bank_csv.read(named).rows] == [
+        ("-336.15", "RUB"),
+        ("-300.00", "RUB"),
+        ("-130.55", "RUB"),
+    ]
+
+
+def test_balance_rows_framed_by_borders_are_balances(tmp_path: Path):
+    text = (
+        "Data,Valuta,Addebiti,Accrediti,Descrizione operazioni\n"
+        "31/12/17,,,26851.95|,SALDO INIZIALE\n"
+        "03/01/18,03/01/18,2.90,,IMPOSTA DI BOLLO\n"
+        "31/08/18,,,28359.05,|SALDO FINALE"
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert money(parsed) == [("line 3", "2018-01-03", "-2.90")]
+    assert [(b.name, str(b.amount)) for b in parsed.balances] == [
+        ("opening_balance", "26851.95"),
+        ("closing_balance", "28359.05"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("descriptor", "kind"),
+    [
+        ("银联ATM取款 银联 ATM 取款，中国银行", "atm"),  # no spaces: its first characters
+        ("银联消费", "card"),
+        ("结息 个人活期结息", "interest"),
+        ("跨行汇款", "transfer"),
+        ("代发住房公积金", None),
+        ("Карта *1234 payee1", "card"),
+        ("SBOL перевод 4276****1234", "transfer"),
+        ("PRELIEVO POSTAMAT NOSTRO SPORTELLO AUTOMATICO", "atm"),
+        ("ADDEBITO DIRETTO SDD Postepay", "direct_debit"),
+    ],
+)
+def test_payment_kinds_are_read_from_descriptors_in_any_script(descriptor: str, kind: str | None):
+    assert payment_kinds.from_text(descriptor) == kind

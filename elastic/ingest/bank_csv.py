@@ -98,6 +98,7 @@ _BAD_BYTE = re.compile(r"[\udc80-\udcff]")
 _YEAR_FIRST = re.compile(r"\s*\d{4}")
 _DATE_TOKEN = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}")
 _DIGITS = re.compile(r"[0-9]+")
+_DIGIT = re.compile(r"\d")
 _NOT_DIGITS = re.compile(r"[^0-9]+")
 _SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2212": "-"})
 # A currency code or symbol stuck to a number ("£1,234.56", "-12,50 €", "SEK 100"); "CR"/"DR"
@@ -105,7 +106,8 @@ _SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2212": 
 _CURRENCY_MARK = r"(?:(?![CcDd][Rr]\b)[^\W\d_]{1,3}\.?|[^\W\d_]{0,2}[$€£¥₹₽₩₺₪₴₱฿])"
 _AMOUNT = re.compile(
     rf"(?P<lead>[-+])?\s*(?:{_CURRENCY_MARK}\s*)?(?P<lead2>[-+])?\s*"
-    rf"(?P<number>\d[\d.,'’ ]*?)\s*(?P<trail>-)?\s*(?:{_CURRENCY_MARK})?\s*(?P<trail2>-)?"
+    rf"(?P<number>\d[\d.,'’ ]*?|[.,]\d{{1,2}})\s*(?P<trail>-)?\s*(?:{_CURRENCY_MARK})?\s*"
+    rf"(?P<trail2>-)?"
 )
 _CELL_CURRENCY = re.compile(r"[€£]|(?<![^\W\d_])[A-Z]{3}(?![^\W\d_])")
 _CR_DR = re.compile(r"(?P<number>.*?\d.*?)\s*(?P<mark>CR|DR|Cr|Dr)\.?")
@@ -333,7 +335,14 @@ def stream(path: Path, mapping: ColumnMapping | None = None) -> ParsedFile:
 def _stream_rows(
     path: Path, parsed: ParsedFile, layout: _Layout, mapping: ColumnMapping, dates: _DateReader
 ) -> Iterator[ParsedRow]:
-    rows = _RowReader(mapping, layout.header.names, layout.encoding, _config(), dates)
+    rows = _RowReader(
+        mapping,
+        layout.header.names,
+        layout.encoding,
+        _config(),
+        dates,
+        short_rows=layout.header.profile is None,
+    )
     newest: date | None = None
     held: list[ParsedRow] = []  # the last record's rows, until the next shows it is whole
     for line, cells in _data_records(path, layout, rows.reads):
@@ -418,18 +427,16 @@ def _count_lines(path: Path) -> int:
 def _preamble_balances(
     parsed: ParsedFile, layout: _Layout, mapping: ColumnMapping, newest: date | None
 ) -> None:
-    """Balances a preamble states ("Ledger Balance:,13532.14", "Saldo;150,00;EUR"), as of the
-    end of the stated period, else of the newest row."""
+    """Balances a preamble states ("Ledger Balance:,13532.14", "Saldo;150,00;EUR", or a row
+    of names over a row of values), as of the end of the stated period, else of the newest
+    row."""
     keys = _config().preamble
     numbers = _NumberReader(mapping.decimal or ".", mapping.thousands)
     as_of = parsed.period[1] if parsed.period else newest
     if as_of is None:
         return
     stated = {b.name for b in parsed.balances}
-    for number, cells in enumerate(layout.preamble, start=1):
-        filled = [c.strip() for c in cells if c.strip()]
-        if len(filled) == 1 and ":" in filled[0]:
-            filled = [part.strip() for part in filled[0].split(":", 1)]
+    for number, filled in _preamble_entries(layout.preamble):
         if len(filled) < 2:
             continue
         key = _norm(filled[0]).rstrip(":")
@@ -443,6 +450,31 @@ def _preamble_balances(
             currency = next(filter(None, map(_currency_code, filled[2:])), parsed.currency)
             parsed.balances.append(BalanceFact(name, amount, currency, as_of, f"line {number}"))
             stated.add(name)
+
+
+def _preamble_entries(preamble: Sequence[list[str]]) -> list[tuple[int, list[str]]]:
+    """The preamble's statements, each a key and its values with the record it is on: a
+    "key;value…" or "key: value" line, or each column of a row of three or more names over a
+    row of the same width that holds figures ("Currency;Closing balance;…" over
+    "RUR;82 604,01;…")."""
+    records = [[c.strip() for c in cells] for cells in preamble]
+    entries: list[tuple[int, list[str]]] = []
+    number = 0
+    while number < len(records):
+        cells, below = records[number], records[number + 1] if number + 1 < len(records) else []
+        number += 1
+        filled = [c for c in cells if c]
+        table = len(filled) >= 3 and _names_row(cells) and len(below) == len(cells)
+        if table and any(map(_DIGIT.search, below)):
+            pairs = zip(cells, below, strict=True)
+            entries += [(number + 1, [key, value]) for key, value in pairs if key and value]
+            number += 1
+            continue
+        if len(filled) == 1 and ":" in filled[0]:
+            filled = [part.strip() for part in filled[0].split(":", 1)]
+        if filled:
+            entries.append((number, filled))
+    return entries
 
 
 def inspect(path: Path) -> CsvLayout:
@@ -1008,16 +1040,12 @@ def _format_name(header: _Header, mapping: ColumnMapping) -> str:
 def _fill_file_values(
     parsed: ParsedFile, layout: _Layout, mapping: ColumnMapping, dates: _DateReader
 ) -> None:
-    """What the file states for all its rows: in "key;value" lines above the header (under the
-    keys its profile names), in a money header such as "Amount (EUR)", or by its layout."""
+    """What the file states for all its rows: in "key;value" lines above the header or a row of
+    names over a row of values (under the keys its profile names), in a money header such as
+    "Amount (EUR)", or by its layout."""
     profile = layout.header.profile
     keys = profile.preamble if profile and profile.preamble else _config().preamble
-    for cells in layout.preamble:
-        filled = [c.strip() for c in cells if c.strip()]
-        if len(filled) == 1 and ":" in filled[0]:
-            filled = [part.strip() for part in filled[0].split(":", 1)]
-        if not filled:
-            continue
+    for _, filled in _preamble_entries(layout.preamble):
         key, values = _norm(filled[0]).rstrip(":"), filled[1:]
         for role in ("account_no", "account_name", "bank_name"):
             if values and key in keys.get(role, ()) and getattr(parsed, role) is None:
@@ -1211,7 +1239,7 @@ class _NumberReader:
         self._plain = re.compile(rf"-?[0-9]+(?:{re.escape(decimal)}[0-9]{{1,2}})?")
 
     def read(self, raw: str, column: str) -> Decimal:
-        text = raw.strip()
+        text = columns.unframed(raw)
         if self._plain.fullmatch(text) and len(text) < 16:  # the common case, quickly
             value = Decimal(text.replace(self._decimal, ".")).quantize(CENT)
             return value or abs(value)
@@ -1237,6 +1265,7 @@ class _NumberReader:
 
     def _digits(self, number: str, raw: str, column: str) -> Decimal:
         whole, _, fraction = number.partition(self._decimal)
+        whole = whole or "0"  # ",01": no digit before the decimal mark
         if not _DIGITS.fullmatch(fraction or "0"):
             raise ValueError(f"{column} {raw!r} is not a number")
         if not _DIGITS.fullmatch(whole):
@@ -1280,7 +1309,11 @@ class _RowReader:
         encoding: str,
         config: _Config,
         dates: _DateReader,
+        short_rows: bool = False,
     ) -> None:
+        """``short_rows``: a row that leaves out trailing columns is read with them empty, as
+        long as it reaches the date and money columns (a layout no profile promises: exports
+        that drop trailing empty fields); otherwise such a row lost values or moved."""
         index = _index(names)
 
         def at(name: str | None) -> int | None:
@@ -1298,6 +1331,9 @@ class _RowReader:
         self._description = [i for i in map(at, mapping.description) if i is not None]
         # A row must reach every column the mapping reads; a shorter one lost values or moved.
         self._reach = 1 + max([i for _, i in self._present] + self._description, default=0)
+        landing = [mapping.date, mapping.amount, mapping.debit, mapping.credit, mapping.direction]
+        needed = [i for i in map(at, landing) if i is not None]
+        self._needed = 1 + max(needed, default=0) if short_rows else self._reach
         self._dates = dates
         self._numbers = _NumberReader(mapping.decimal or ".", mapping.thousands)
         self._pending = {v.casefold() for v in mapping.pending_values or config.pending}
@@ -1338,7 +1374,9 @@ class _RowReader:
         if len(cells) > self._width and any(c.strip() for c in cells[self._width :]):
             raise ValueError("more values than columns")
         if len(cells) < self._reach:
-            raise ValueError(f"fewer values than columns ({len(cells)} of {self._width})")
+            if len(cells) < self._needed:
+                raise ValueError(f"fewer values than columns ({len(cells)} of {self._width})")
+            cells = cells + [""] * (self._reach - len(cells))
         joined = "\t".join(cells)
         if "\ufffd" in joined:
             raise ValueError(f"text is not valid {self._encoding}")

@@ -36,13 +36,19 @@ _DATE_PATTERNS = tuple(
 )
 _AMOUNT = re.compile(
     r"\(?[-+]?\s*(?:[^\W\d_]{1,3}\.?\s*|[$€£¥₹₽₩₺₪₴₱฿]\s*)?[-+]?\s*"
-    r"(?P<number>\d{1,3}(?:[.,'’ \u00a0]\d{3})*(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?)"
+    r"(?P<number>\d{1,3}(?:[.,'’ \u00a0]\d{3})*(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?|[.,]\d{1,2})"
     r"\s*-?\s*(?:[^\W\d_]{1,3}|[$€£¥₹₽₩₺₪₴₱฿])?\)?"
 )
 _FRACTION = re.compile(r"[.,]\d{1,2}\)?\s*(?:[^\W\d_]{1,3}|[$€£¥₹₽₩₺₪₴₱฿])?\)?$")
 _LETTER = re.compile(r"[^\W\d_]")
 _DIGIT = re.compile(r"\d")
 _IBAN_OR_NUMBER = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9 ]{8,30}|[\d/ -]{6,}")
+BORDERS = "|¦"  # table borders a printed layout leaves around a value ("26851.95|")
+
+
+def unframed(cell: str) -> str:
+    """A cell's value without the spaces and table borders around it."""
+    return cell.strip().strip(BORDERS).strip()
 
 
 @cache
@@ -108,7 +114,7 @@ def _is_date(cell: str) -> bool:
 
 
 def amount_value(cell: str) -> Decimal | None:
-    text = cell.strip()
+    text = unframed(cell)
     if not _DIGIT.search(text):
         return None
     crdr = re.fullmatch(r"(.*?)\s*\b(CR|DR|Cr|Dr)\.?", text)
@@ -122,7 +128,7 @@ def amount_value(cell: str) -> Decimal | None:
     )
     fraction = re.search(r"[.,](\d{1,2})$", number)
     whole = number[: fraction.start()] if fraction else number
-    whole = whole.replace(".", "").replace(",", "")
+    whole = whole.replace(".", "").replace(",", "") or "0"
     try:
         value = Decimal(f"{whole}.{fraction.group(1) if fraction else '0'}")
     except InvalidOperation:
@@ -276,6 +282,7 @@ def read(
             )
         ):
             taken[s.position] = ("payment_type", "its values name kinds of payment", True)
+    _one_currency(taken)
     # Account numbers: a constant column of digits or an IBAN.
     for s in stats:
         if s.position in taken:
@@ -404,6 +411,22 @@ def _balances(
                 )
             }
     return {}
+
+
+def _one_currency(taken: dict[int, tuple[str, str, bool]]) -> None:
+    """Of several currency columns (an amount in the currency it was paid in, and again in the
+    account's), the first after the amount column read (else the last before it): the currency
+    of those amounts."""
+    found = sorted(p for p, (role, _, _) in taken.items() if role == "currency")
+    money = [p for p, (role, _, _) in taken.items() if role in ("amount", "debit", "credit")]
+    if len(found) < 2 or not money:
+        return
+    after = [p for p in found if p > max(money)]
+    chosen = after[0] if after else found[-1]
+    taken[chosen] = ("currency", "every cell is an ISO 4217 code; the amounts' currency", True)
+    for position in found:
+        if position != chosen:
+            taken[position] = ("", "another currency column (of other amounts)", True)
 
 
 def _debit_credit(
