@@ -18,9 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
-from functools import lru_cache, wraps
+from functools import lru_cache, partial
 from pathlib import Path
-from typing import Concatenate, ParamSpec
 
 import numpy as np
 
@@ -34,7 +33,7 @@ from elastic.ingest.cleaning import (
     find_transfer_pairs,
     normalise_merchant,
 )
-from elastic.ingest.formats import detect
+from elastic.ingest.formats import HEAD_BYTES, detect, is_pdf
 from elastic.ingest.parsed import (
     BalanceFact,
     ParsedFile,
@@ -63,7 +62,6 @@ Progress = Callable[[int, int, str], None]
 """``progress(done, total, label)``: the CLI draws a bar, the UI a progress widget."""
 CategoryFallback = Callable[[str, str], str | None]
 """``fallback(merchant, descriptor)``: a category when no rule or history knows (Gemini)."""
-P = ParamSpec("P")
 
 WRITE_BATCH = 5000
 # Batches handed to a background writer and not yet counted. With two, the next batch is
@@ -738,34 +736,47 @@ def preview_export(
     )
 
 
-def _one_file_at_a_time(
-    ingest: Callable[Concatenate[SearchBackend, Path, P], IngestReport],
-) -> Callable[Concatenate[SearchBackend, Path, P], IngestReport]:
-    """A file whose reading fails where it should have reported (a reader's bug on odd input)
-    gets that as its one problem (the traceback is logged at debug level), so the files after it
-    still land.
-    FinSync's own errors (an outage, another embedding model) stop the import as before."""
+def _failed_file(path: Path, exc: Exception) -> IngestReport:
+    """A file whose reading failed where it should have reported (a reader's bug on odd input):
+    that is its one problem (the traceback is logged at debug level), so the files after it
+    still land."""
+    reason = f"FinSync could not finish reading this file ({type(exc).__name__}: {exc})"
+    log.error("importing %s failed: %s", path.name, reason)
+    log.debug("importing %s failed", path.name, exc_info=exc)  # a bug to be fixed
+    report = IngestReport(source=path.name)
+    report.problems.append(IngestProblem(path.name, "file", reason))
+    return report
 
-    @wraps(ingest)
-    def guarded(
-        backend: SearchBackend, path: Path, *args: P.args, **kwargs: P.kwargs
-    ) -> IngestReport:
+
+class _ProgressStopped(Exception):
+    """What the caller's progress callback raised (an import cancelled), carried past the guard
+    that makes a reader's failure its file's problem."""
+
+
+def _one_file(
+    path: Path, progress: Progress, land: Callable[[Progress], IngestReport]
+) -> IngestReport:
+    """``land(progress)`` for one file. A file whose reading fails where it should have
+    reported gets that as its one problem (``_failed_file``); FinSync's own errors (an outage,
+    another embedding model) and whatever ``progress`` raises stop the import."""
+
+    def relayed(done: int, total: int, label: str) -> None:
         try:
-            return ingest(backend, path, *args, **kwargs)
-        except FinSyncError:
-            raise
+            progress(done, total, label)
         except Exception as exc:
-            reason = f"FinSync could not finish reading this file ({type(exc).__name__}: {exc})"
-            log.error("importing %s failed: %s", path.name, reason)
-            log.debug("importing %s failed", path.name, exc_info=True)  # a bug to be fixed
-            report = IngestReport(source=path.name)
-            report.problems.append(IngestProblem(path.name, "file", reason))
-            return report
+            raise _ProgressStopped from exc
 
-    return guarded
+    try:
+        return land(relayed)
+    except FinSyncError:
+        raise
+    except _ProgressStopped as stopped:
+        assert stopped.__cause__ is not None
+        raise stopped.__cause__ from None
+    except Exception as exc:
+        return _failed_file(path, exc)
 
 
-@_one_file_at_a_time
 def ingest_file(
     backend: SearchBackend,
     path: Path,
@@ -782,47 +793,29 @@ def ingest_file(
 
     Statement PDFs need the embedder and the statement store; bank exports do not.
     """
-    report = IngestReport(source=path.name)
-    try:
-        parsed = read_export(path, mapping)
-        if parsed is None and (embedder is None or store is None):
-            raise UnreadableFile("this is a PDF; ingest it as a statement")
-    except UnreadableFile as exc:
-        report.problems.append(IngestProblem(path.name, "file", str(exc)))
+    given = defaults or FileDefaults()
+
+    def land(progress: Progress) -> IngestReport:
+        report = IngestReport(source=path.name)
+        try:
+            parsed = read_export(path, mapping)
+            if parsed is None and (embedder is None or store is None):
+                raise UnreadableFile("this is a PDF; ingest it as a statement")
+        except UnreadableFile as exc:
+            report.problems.append(IngestProblem(path.name, "file", str(exc)))
+            return report
+        if parsed is None:
+            assert embedder is not None and store is not None
+            return land_statement(
+                backend, path, user_id, embedder, store, given, default_currency, progress, fallback
+            )
+        report.format = parsed.format
+        land_parsed(backend, parsed, user_id, report, given, default_currency, progress, fallback)
+        report.problems.sort(key=lambda p: _line_number(p.location))
+        log.info("ingested %s (%s): %s", path.name, report.format, report.summary())
         return report
-    if parsed is None:
-        return land_statement(
-            backend,
-            path,
-            user_id,
-            embedder,
-            store,
-            defaults or FileDefaults(),
-            default_currency,
-            progress,
-            fallback,
-        )
-    report.format = parsed.format
-    land_parsed(
-        backend,
-        parsed,
-        user_id,
-        report,
-        defaults or FileDefaults(),
-        default_currency,
-        progress,
-        fallback,
-    )
-    report.problems.sort(key=lambda p: _line_number(p.location))
-    log.info("ingested %s (%s): %s", path.name, report.format, report.summary())
-    return report
 
-
-def ingest_transactions(
-    backend: SearchBackend, path: Path, user_id: str, progress: Progress = _no_progress
-) -> IngestReport:
-    """Land one bank export of any format (the ``ingest transactions`` alias)."""
-    return ingest_file(backend, path, user_id, progress=progress)
+    return _one_file(path, progress, land)
 
 
 def _line_number(location: str) -> int:
@@ -1013,54 +1006,107 @@ def _land_read(
     return report
 
 
-def ingest_statements(
+def land_files(
     backend: SearchBackend,
-    pdfs: Sequence[Path],
+    paths: Sequence[Path],
     user_id: str,
-    embedder: Embedder,
-    store: StatementStore,
+    embedder: Embedder | None = None,
+    store: StatementStore | None = None,
+    defaults: FileDefaults | None = None,
+    default_currency: str = "USD",
     progress: Progress = _no_progress,
-) -> IngestReport:
-    """Every statement PDF landed (the ``ingest statements`` alias); one report for all.
+    mapping_of: Callable[[Path], bank_csv.ColumnMapping | None] = lambda _: None,
+    fallback: CategoryFallback | None = None,
+) -> Iterator[IngestReport]:
+    """Every file landed in turn (``ingest_file``), each report yielded once its file is done.
 
-    The next file is read and its new pages embedded on a thread of its own while one is
-    stored (the model and the store's client release the GIL). The pages and facts become
-    searchable together, once the last file has landed or one has failed, so the store does
-    not index each file's on its own; the rows are searchable as each file lands, since the
-    next file's rows are matched against them.
+    The next statement PDF is read and its new pages embedded on a thread of its own while the
+    file before it is stored (the model and the store's client release the GIL). Statement
+    pages and facts become searchable together, once the last file has landed, one has failed
+    or the caller stops asking for reports, so the store does not index each file's on its
+    own; rows are searchable as each file lands, since the next file's rows are matched
+    against them. ``mapping_of(path)`` is the column reading chosen for an export's layout.
     """
-    report = IngestReport()
+    given = defaults or FileDefaults()
+    statements = [embedder is not None and store is not None and _is_pdf(p) for p in paths]
 
     def prepare(path: Path) -> _Prepared:
-        read = _read_statement(path, user_id, store, FileDefaults(), "USD")
+        assert embedder is not None and store is not None  # only PDFs are prepared
+        read = _read_statement(path, user_id, store, given, default_currency)
         if isinstance(read, IngestProblem) or not read[1].chunks:
             return read, None
         return read, _embed_new_pages(backend, embedder, user_id, read[1].chunks)
 
+    hidden = False  # statement pages and facts written unsearchable so far
+
+    def landed(path: Path, prepared: Future[_Prepared], progress: Progress) -> IngestReport:
+        """A statement PDF read ahead, landed."""
+        nonlocal hidden
+        assert embedder is not None and store is not None
+        read, pages = prepared.result()
+        hidden = hidden or pages is not None
+        return _land_read(
+            backend,
+            path,
+            read,
+            user_id,
+            embedder,
+            store,
+            default_currency,
+            progress,
+            fallback,
+            pages,
+        )
+
     with ThreadPoolExecutor(1, thread_name_prefix="finsync-read-pdf") as reader:
-        # One file ahead: read and embedded while the one before it is stored.
-        ahead: Future[_Prepared] | None = reader.submit(prepare, pdfs[0]) if pdfs else None
+        ahead: dict[int, Future[_Prepared]] = {}
+
+        def read_ahead(start: int) -> None:
+            """The first statement PDF from ``start`` on, read and embedded meanwhile."""
+            nxt = next((i for i in range(start, len(paths)) if statements[i]), None)
+            if nxt is not None and nxt not in ahead:
+                ahead[nxt] = reader.submit(prepare, paths[nxt])
+
         try:
-            for done, pdf in enumerate(pdfs, start=1):
-                assert ahead is not None  # submitted for every file
-                read, pages = ahead.result()
-                ahead = reader.submit(prepare, pdfs[done]) if done < len(pdfs) else None
-                landed = _land_read(
-                    backend, pdf, read, user_id, embedder, store, "USD", pages=pages
-                )
-                report.merge(landed)
-                progress(done, len(pdfs), pdf.name)
-        except BaseException:
-            if ahead is not None:
-                ahead.cancel()
-            try:
-                _statements_searchable(backend, embedder, user_id)
-            except BackendError as exc:  # the failure that got here is the one to report
-                log.warning("could not make the statements landed so far searchable: %s", exc)
+            read_ahead(0)
+            for index, path in enumerate(paths):
+                if not statements[index]:
+                    yield ingest_file(
+                        backend,
+                        path,
+                        user_id,
+                        embedder,
+                        store,
+                        given,
+                        default_currency,
+                        progress,
+                        mapping_of(path),
+                        fallback,
+                    )
+                    continue
+                prepared = ahead.pop(index)
+                read_ahead(index + 1)
+
+                yield _one_file(path, progress, partial(landed, path, prepared))
+        except BaseException:  # a failure, or the caller stopped asking (GeneratorExit)
+            for waiting in ahead.values():
+                waiting.cancel()
+            if hidden and embedder is not None:
+                try:
+                    _statements_searchable(backend, embedder, user_id)
+                except BackendError as exc:  # the failure that got here is the one to report
+                    log.warning("could not make the statements landed so far searchable: %s", exc)
             raise
-        _statements_searchable(backend, embedder, user_id)
-    log.info("ingested %d statement file(s): %s", len(pdfs), report.summary())
-    return report
+        if hidden and embedder is not None:
+            _statements_searchable(backend, embedder, user_id)
+
+
+def _is_pdf(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return is_pdf(handle.read(HEAD_BYTES))
+    except OSError:
+        return False  # ingest_file reports why it cannot be opened
 
 
 @dataclass(frozen=True)
