@@ -532,6 +532,7 @@ class _Writer:
         self._progress = progress
         self.expected = expected
         self.failures: list[IngestProblem] = []
+        self.kinds_given = 0  # rows stored before that this import gave a payment kind
         self._batch: list[Transaction] = []
         self._hidden = False  # whether batches were written that are not searchable yet
         self._sender = (
@@ -598,7 +599,22 @@ class _Writer:
     def _count(self, batch: list[Transaction], counts: WriteCounts) -> None:
         where = {tx.transaction_id: tx.location for tx in batch} if counts.failed else {}
         _count_writes(self._report, counts, where, self.failures)
+        if counts.skipped:
+            self.kinds_given += _give_kinds(self._backend, self._user_id, batch)
         self._progress(self.stored, max(self.expected, self.stored), self._report.source)
+
+
+def _give_kinds(backend: SearchBackend, user_id: str, batch: Sequence[Transaction]) -> int:
+    """Rows of ``batch`` already stored without a payment kind (stored before kinds were read)
+    get the kind this import read; rows stored with one keep it. The rows read again name the
+    kind from what the file says (OFX TRNTYPE, SWIFT and GVC codes, type columns, descriptors),
+    which a stored row's descriptor alone may not."""
+    kinds = {tx.transaction_id: tx.payment_kind for tx in batch if tx.payment_kind}
+    if not kinds:
+        return 0
+    stored = backend.stored_transactions(user_id, list(kinds))
+    lacking = {i: kind for i, kind in kinds.items() if i in stored and not stored[i].payment_kind}
+    return backend.set_payment_kinds(user_id, lacking) if lacking else 0
 
 
 def land_parsed(
@@ -661,6 +677,11 @@ def land_parsed(
     writer.finish()
     resolved, report.assumed = account.resolve()
     report.notes = list(parsed.notes)
+    if writer.kinds_given:
+        report.notes.append(
+            f"{writer.kinds_given:,} row(s) stored before now say how the money moved "
+            "(payment kind)"
+        )
     report.problems.extend([*parsed.problems, *bad, *writer.failures])
     if given_ids is not None:
         report.problems.extend(given_ids.problems)
