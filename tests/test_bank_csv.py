@@ -745,3 +745,19 @@ def test_balance_rows_framed_by_borders_are_balances(tmp_path: Path):
 )
 def test_payment_kinds_are_read_from_descriptors_in_any_script(descriptor: str, kind: str | None):
     assert payment_kinds.from_text(descriptor) == kind
+
+
+def test_a_profile_whose_values_do_not_read_gives_way_to_synonyms(tmp_path: Path):
+    # The names of Chase's 2009 layout, the values of another bank: its dates are not Chase's.
+    text = (
+        "Date,Type,Description,Amount,Balance\n"
+        "2025-03-01,ATM,HIGH STREET 12,-60.00,940.00\n"
+        "2025-03-02,Direct Debit,CITY POWER LTD,-45.10,894.90\n"
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert parsed.format == "bank-csv (generic: Date, Amount, Description)"
+    assert (parsed.problems, money(parsed)) == (
+        [],
+        [("line 2", "2025-03-01", "-60.00"), ("line 3", "2025-03-02", "-45.10")],
+    )
+    assert [r.payment_kind for r in parsed.rows] == ["atm", "direct_debit"]

@@ -616,13 +616,34 @@ def _has_columns(mapping: ColumnMapping, index: Mapping[str, int]) -> bool:
     return all(_norm(c) in index for c in mapping.money_columns)
 
 
-def _match_profile(index: Mapping[str, int], config: _Config) -> _Profile | None:
+def _match_profile(
+    names: tuple[str, ...], config: _Config, below: Sequence[list[str]] = ()
+) -> _Profile | None:
+    """The profile whose identifying headers ``names`` holds, the most of them winning. A bank's
+    profile must also read a row of ``below`` (the first records under the header): a layout
+    whose names it shares but whose values it cannot read is no export of that bank, and is
+    read by synonyms or content instead. FinSync's own schema is a contract: its bad rows are
+    reported."""
+    index = _index(names)
+    rows = [cells for cells in below if any(c.strip() for c in cells)][:SAMPLE_ROWS]
     matches = [
         p
         for p in config.profiles
-        if all(n in index for n in p.identify) and _has_columns(p.mapping, index)
+        if all(n in index for n in p.identify)
+        and _has_columns(p.mapping, index)
+        and (
+            not rows
+            or p.format == PROJECT_PROFILE
+            or any(_reader(p, names, config).reads(cells) for cells in rows)
+        )
     ]
     return max(matches, key=lambda p: len(p.identify), default=None)
+
+
+def _reader(profile: _Profile, names: tuple[str, ...], config: _Config) -> _RowReader:
+    mapping = profile.mapping
+    dates = _DateReader(mapping.date, mapping.date_formats, mapping.day_first)
+    return _RowReader(mapping, names, "utf-8", config, dates)
 
 
 def _generic_mapping(names: tuple[str, ...], config: _Config) -> ColumnMapping | None:
@@ -818,16 +839,18 @@ def _find_header(text: str, mapping: ColumnMapping | None) -> _Header | None:
     best: _Header | None = None
     best_rank: tuple[int, int, int] | None = None
     for delimiter in DELIMITERS:
-        for record, (line, cells) in enumerate(_head_records(text, delimiter)[:HEADER_SEARCH]):
+        records = _head_records(text, delimiter)
+        for record, (line, cells) in enumerate(records[:HEADER_SEARCH]):
             if sum(bool(c.strip()) for c in cells) < 2:
                 continue
             names = _header_names(cells)
             index = _index(names)
             found = _Header(delimiter, names, record + 1, line)
+            below = [c for _, c in records[record + 1 : record + 1 + 2 * SAMPLE_ROWS]]
             if mapping is not None:
                 found = replace(found, mapping=mapping, kind="mapped")
                 rank = (3, 0) if _has_columns(mapping, index) else None
-            elif profile := _match_profile(index, config):
+            elif profile := _match_profile(names, config, below):
                 found = replace(
                     found,
                     quote=profile.quote,
@@ -931,8 +954,7 @@ def _match_headerless(text: str, config: _Config) -> _Header | None:
                 len(c) >= width and not any(x.strip() for x in c[width:]) for c in first
             ):
                 mapping = profile.mapping
-                dates = _DateReader(mapping.date, mapping.date_formats, mapping.day_first)
-                rows = _RowReader(mapping, profile.header, "utf-8", config, dates)
+                rows = _reader(profile, profile.header, config)
                 try:
                     for cells in first:
                         rows.read(0, cells)
