@@ -419,9 +419,8 @@ def test_an_unknown_layout_is_read_by_what_its_columns_hold(tmp_path: Path):
     assert parsed.format == "bank-csv (content: When, How much, What)"
     assert money(parsed) == [("line 2", "2024-06-01", "-3.50"), ("line 3", "2024-06-02", "20.00")]
     assert parsed.rows[1].balance == Decimal("116.50")
-    assert "column 4 (Left) read as balance: each value is the one before plus the row's " in (
-        "\n".join(parsed.notes)
-    )
+    balance = "column 4 (Left) read as balance: each value is the one before plus or minus "
+    assert balance in "\n".join(parsed.notes)
     layout = bank_csv.inspect(path)
     assert [(r.name, r.role, r.sure) for r in layout.readings] == [
         ("When", "date", True),
@@ -761,3 +760,95 @@ def test_a_profile_whose_values_do_not_read_gives_way_to_synonyms(tmp_path: Path
         [("line 2", "2025-03-01", "-60.00"), ("line 3", "2025-03-02", "-45.10")],
     )
     assert [r.payment_kind for r in parsed.rows] == ["atm", "direct_debit"]
+
+
+# --- signs the running balance decides -----------------------------------------------------------
+
+
+def test_unsigned_amounts_a_balance_steps_down_by_are_money_out(tmp_path: Path):
+    # A savings account's export in German: every amount printed without a sign, and only the
+    # balance, stepping down by each, says the money went out.
+    text = (
+        "Buchungstag;Verwendungszweck;Betrag;Saldo\n"
+        "02.01.2024;Miete Januar;850,00;4.150,00\n"
+        "15.01.2024;Stadtwerke Strom;64,20;4.085,80\n"
+        "31.01.2024;Versicherung;120,00;3.965,80\n"
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert [str(r.amount) for r in parsed.rows] == ["-850.00", "-64.20", "-120.00"]
+    assert (
+        "amounts read as money out when positive: the balance steps down by each positive amount"
+        in parsed.notes
+    )
+
+
+@pytest.mark.parametrize("newest_first", [False, True], ids=["oldest first", "newest first"])
+def test_unsigned_amounts_both_ways_take_each_row_s_direction_from_its_balance(
+    tmp_path: Path, newest_first: bool
+):
+    # A headerless export (date; text; amount; balance) whose amounts carry no sign: money in
+    # and out only show in how the balance moves.
+    rows = [
+        "27.08.2012;Løn;20.000,00;26.550,33",
+        "28.08.2012;Netto;455,20;26.095,13",
+        "01.09.2012;H&M retur;497,90;26.593,03",
+        "03.09.2012;Husleje;7.500,00;19.093,03",
+        "05.09.2012;Matas;655,00;18.438,03",
+    ]
+    if newest_first:
+        rows.reverse()
+    parsed = bank_csv.read(write(tmp_path, "\n".join(rows) + "\n"))
+    by_text = {r.description: str(r.amount) for r in parsed.rows}
+    # The oldest row has no balance before it in the file: it takes the direction most rows
+    # take, and the notes say so.
+    assert by_text == {
+        "Løn": "-20000.00",
+        "Netto": "-455.20",
+        "H&M retur": "497.90",
+        "Husleje": "-7500.00",
+        "Matas": "-655.00",
+    }
+    assert bank_csv.inspect(write(tmp_path, "\n".join(rows) + "\n", "again.csv")).mapping.sign == (
+        "balance_steps"
+    )
+    assert any("each row's direction is read from its balance's step" in n for n in parsed.notes)
+    guessed = "1 row(s) whose balance does not step by their amount read as money out, as most"
+    assert any(note.startswith(guessed) for note in parsed.notes)
+
+
+def test_a_stated_opening_balance_signs_the_first_row(tmp_path: Path):
+    text = (
+        "Date,Details,Amount,Balance\n"
+        "01/03/2024,Opening balance,,1000.00\n"
+        "02/03/2024,SALARY ACME LTD,2500.00,3500.00\n"
+        "05/03/2024,RENT,1200.00,2300.00\n"
+        "09/03/2024,REFUND SHOP,30.00,2330.00\n"
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert [str(r.amount) for r in parsed.rows] == ["2500.00", "-1200.00", "30.00"]
+    assert not any("read as money" in n for n in parsed.notes)  # every row decided
+
+
+def test_signed_amounts_printing_money_out_positive_are_read_by_the_balance(tmp_path: Path):
+    # Withdrawals printed positive, deposits negative: the balance steps down by the positive.
+    text = (
+        "Date,Details,Amount,Balance\n"
+        "2024-03-01,ATM HIGH ST,100.00,900.00\n"
+        "2024-03-02,SALARY,-2000.00,2900.00\n"
+        "2024-03-03,GROCER,45.50,2854.50\n"
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert [str(r.amount) for r in parsed.rows] == ["-100.00", "2000.00", "-45.50"]
+
+
+def test_a_card_s_balance_is_no_evidence_of_its_sign(tmp_path: Path):
+    # A card's balance is what is owed: it steps up with the spend. The wording decides.
+    text = (
+        "Date,Card Number,Description,Amount,Balance\n"
+        "2024-03-01,****1234,CORNER CAFE,4.50,104.50\n"
+        "2024-03-02,****1234,BOOK SHOP,20.00,124.50\n"
+        "2024-03-05,****1234,PAYMENT - THANK YOU,-100.00,24.50\n"
+        "2024-03-06,****1234,PETROL,40.00,64.50\n"
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert [str(r.amount) for r in parsed.rows] == ["-4.50", "-20.00", "100.00", "-40.00"]

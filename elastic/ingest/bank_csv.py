@@ -48,7 +48,7 @@ CONTENT_ROWS = 200  # rows a layout is read from when its columns are read by wh
 CHARSET_SAMPLE = 256 * 1024  # bytes of non-ASCII lines shown to charset-normalizer
 MAPPING_HINT = "map them on the Ingest page"
 
-Sign = Literal["signed", "spend_positive", "debit_credit", "direction_column"]
+Sign = Literal["signed", "spend_positive", "debit_credit", "direction_column", "balance_steps"]
 # Resolution order: earlier roles take a header first.
 ROLES = (
     "date",
@@ -181,6 +181,8 @@ class ColumnMapping:
             raise ValueError(f"sign {self.sign} needs an amount column")
         if self.sign == "direction_column" and not self.direction:
             raise ValueError("sign direction_column needs a direction column")
+        if self.sign == "balance_steps" and not self.balance:
+            raise ValueError("sign balance_steps needs a balance column")
         if self.decimal not in (None, ".", ","):
             raise ValueError(f"decimal separator {self.decimal!r} is not '.' or ','")
 
@@ -271,6 +273,7 @@ class _Header:
     mapping: ColumnMapping | None = None
     kind: Literal["profile", "mapped", "generic", "content", "guess"] = "guess"
     reading: columns.Reading | None = None  # how a layout read by content was read
+    sign_note: str | None = None  # how the rows of a layout named by synonyms decided its sign
 
 
 @dataclass(frozen=True)
@@ -329,6 +332,8 @@ def stream(path: Path, mapping: ColumnMapping | None = None) -> ParsedFile:
     _fill_file_values(parsed, layout, chosen, dates)
     parsed.expected_rows = max(_count_lines(path) - (header.line or 0), 0)
     parsed.rows = _stream_rows(path, parsed, layout, chosen, dates)
+    if chosen.sign == "balance_steps":
+        parsed.rows = _signed_by_balance(parsed.rows, parsed)
     return parsed
 
 
@@ -371,6 +376,57 @@ def _stream_rows(
     _preamble_balances(parsed, layout, mapping, newest)
 
 
+BALANCE_WINDOW = 50  # rows that show whether a file lists its oldest or its newest row first
+
+
+def _signed_by_balance(rows: Iterator[ParsedRow], parsed: ParsedFile) -> Iterator[ParsedRow]:
+    """Unsigned amounts signed by the step of the running balance across each row: down is
+    money out. The first rows show the file's order (oldest or newest first); the balance
+    before a row is the one of the row listed before it, or after it when the newest comes
+    first, and a stated opening balance stands before the oldest. A row whose step does not
+    match its amount (a missing row, a balance that does not chain) takes the direction most
+    rows of the first ones take, and the notes say how many did."""
+    window = list(islice(rows, BALANCE_WINDOW))
+    booked = [r for r in window if not r.pending]
+    steps = columns.balance_steps([r.amount for r in booked], [r.balance for r in booked])
+    newest_first = steps is not None and steps.newest_first
+    money_in = steps is not None and steps.follows > steps.opposes
+    opening = next((b.amount for b in parsed.balances if b.name == "opening_balance"), None)
+    guessed = 0
+
+    def signed(row: ParsedRow, before: Decimal | None) -> ParsedRow:
+        nonlocal guessed
+        size = abs(row.amount)
+        step = row.balance - before if row.balance is not None and before is not None else None
+        if step is not None and size and abs(step) == size:
+            row.amount = size if step > 0 else -size
+        else:
+            guessed += bool(size)
+            row.amount = size if money_in else -size
+        return row
+
+    held: ParsedRow | None = None  # newest first: a row waits for the one before it in time
+    before = opening  # oldest first: the balance before the row in hand
+    for row in chain(window, rows):
+        if row.pending:
+            yield row
+        elif newest_first:
+            if held is not None:
+                yield signed(held, row.balance)
+            held = row
+        else:
+            yield signed(row, before)
+            before = row.balance
+    if held is not None:
+        yield signed(held, opening)
+    if guessed:
+        way = "money in" if money_in else "money out"
+        parsed.notes.append(
+            f"{guessed} row(s) whose balance does not step by their amount read as {way}, as "
+            "most rows are"
+        )
+
+
 def _notes(layout: _Layout, mapping: ColumnMapping) -> list[str]:
     """How the file was read, in sentences for the report: its encoding when not UTF-8, the
     reading of each column when read by content, the sign convention."""
@@ -383,8 +439,12 @@ def _notes(layout: _Layout, mapping: ColumnMapping) -> list[str]:
             notes.append("no header row: columns read by what they hold")
         notes.extend(r.sentence() for r in reading.readings)
         notes.extend(reading.notes)
+    elif layout.header.sign_note:
+        notes.append(layout.header.sign_note)
     elif mapping.sign == "spend_positive":
         notes.append("amounts read as card spend: positive = money out")
+    elif mapping.sign == "balance_steps":
+        notes.append(columns.BALANCE_STEPS_NOTE)
     elif mapping.sign == "debit_credit":
         notes.append("amounts read from a debit and a credit column: money out, money in")
     if not mapping.date_formats and mapping.day_first is not None and _decided_by_file(layout):
@@ -1019,26 +1079,41 @@ def _layout(path: Path, mapping: ColumnMapping | None) -> _Layout:
         encoding = promised
         head = raw.decode(encoding, errors="replace")
     if header.kind == "generic" and header.mapping is not None:
-        header = replace(header, mapping=_card_sign(header, head))
+        header = _sign_from_rows(header, head)
     preamble_end = header.skip - 1 if header.line is not None else header.skip
     above = _head_records(head, header.delimiter, header.quote)[: max(preamble_end, 0)]
     return _Layout(encoding, header, tuple(cells for _, cells in above), head)
 
 
-def _card_sign(header: _Header, head: str) -> ColumnMapping:
-    """A layout named by synonyms whose amounts are all positive and whose columns name a card
-    prints the card's spend as positive, as the content reading decides it."""
+def _sign_from_rows(header: _Header, head: str) -> _Header:
+    """A layout named by synonyms with one amount column reads its sign convention from its
+    first rows as the content reading does (``columns.decide_sign``): their wording, the
+    running balance of an account (down on money out: all of the amounts, or row by row when
+    they are unsigned and go both ways), and columns that name a card."""
     mapping = header.mapping
     assert mapping is not None
-    if mapping.sign != "signed" or not any(map(payment_kinds.names_a_card, header.names)):
-        return mapping
-    at = _index(header.names).get(_norm(str(mapping.amount)))
+    if mapping.sign != "signed":
+        return header
     records = _head_records(head, header.delimiter, header.quote)[header.skip :]
-    values = [columns.amount_value(c[at]) for _, c in records if at is not None and at < len(c)]
-    values = [v for v in values if v is not None]
-    if values and all(v > 0 for v in values):
-        return replace(mapping, sign="spend_positive")
-    return mapping
+    index = _index(header.names)
+
+    def cells(name: str | None) -> list[str]:
+        at = index.get(_norm(name)) if name else None
+        return [c[at] if at is not None and at < len(c) else "" for _, c in records]
+
+    def money(name: str | None) -> list[Decimal | None]:
+        return [columns.amount_value(c) if c.strip() else None for c in cells(name)]
+
+    sign, note, _ = columns.decide_sign(
+        money(mapping.amount),
+        cells(mapping.description[0] if mapping.description else mapping.merchant),
+        money(mapping.balance) if mapping.balance else None,
+        _card_credit,
+        any(map(payment_kinds.names_a_card, header.names)),
+    )
+    if sign == "signed":
+        return header
+    return replace(header, mapping=replace(mapping, sign=sign), sign_note=note)  # type: ignore[arg-type]
 
 
 def _codec(encoding: str) -> str:
@@ -1420,6 +1495,18 @@ class _RowReader:
         if not values["date"] and payment_kinds.is_summary(text or _first_text(cells)):
             return []  # a total line under the rows
         missing = self._missing(values)
+        stated = payment_kinds.balance_text(text)
+        if stated and values["date"] and values["balance"] and missing and m.date not in missing:
+            # "Opening balance" with its figure in the balance column, none in the amount's
+            return [
+                BalanceFact(
+                    stated,
+                    self._numbers.read(values["balance"], str(m.balance)),
+                    self._currency(values["currency"]),
+                    self._dates.read(values["date"]),
+                    f"line {line}",
+                )
+            ]
         if not text:
             missing.append(" + ".join(m.description) or "description")
         if missing:
@@ -1432,8 +1519,7 @@ class _RowReader:
                 raise
             when = None  # not booked yet: counted as pending, lands once booked
         amount = self._amount(values)
-        stated = payment_kinds.balance_text(text) if when is not None else None
-        if stated is not None:  # "Saldo Anterior", "Opening balance" printed as a row
+        if stated is not None and when is not None:  # "Saldo Anterior" printed as a row
             return [
                 BalanceFact(
                     stated, amount, self._currency(values["currency"]), when, f"line {line}"
@@ -1524,6 +1610,8 @@ class _RowReader:
         amount = self._numbers.read(values["amount"], str(m.amount))
         if m.sign == "spend_positive":
             amount = -amount
+        elif m.sign == "balance_steps":  # signed by the balance's step (_signed_by_balance)
+            amount = abs(amount)
         elif m.sign == "direction_column":
             way = values["direction"].casefold()
             if way not in self._debit | self._credit:
