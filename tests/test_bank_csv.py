@@ -852,3 +852,65 @@ def test_a_card_s_balance_is_no_evidence_of_its_sign(tmp_path: Path):
     )
     parsed = bank_csv.read(write(tmp_path, text))
     assert [str(r.amount) for r in parsed.rows] == ["-4.50", "-20.00", "100.00", "-40.00"]
+
+
+# --- several header sections in one file ---------------------------------------------------------
+
+TWO_ACCOUNTS = (
+    "Konto;DE11 1111 1111 1111 1111 11\n"
+    "Kontoname;Girokonto\n"
+    "Währung;EUR\n"
+    "\n"
+    "Buchungstag;Verwendungszweck;Betrag;Saldo\n"
+    "02.01.2024;Miete Januar;-850,00;1.150,00\n"
+    "05.01.2024;Gehalt;2.000,00;3.150,00\n"
+    "\n"
+    "Konto;DE22 2222 2222 2222 2222 22\n"
+    "Kontoname;Tagesgeld\n"
+    "\n"
+    "Buchungstag;Verwendungszweck;Betrag;Saldo\n"
+    "03.01.2024;Zinsen;1,20;5.001,20\n"
+    "10.01.2024;Übertrag;-500,00;4.501,20\n"
+)
+
+
+def test_each_section_of_a_file_lands_with_the_account_its_lines_name(tmp_path: Path):
+    parsed = bank_csv.read(write(tmp_path, TWO_ACCOUNTS))
+    assert parsed.problems == []
+    assert (parsed.account_no, parsed.account_name, parsed.currency) == (
+        "DE11 1111 1111 1111 1111 11",
+        "Girokonto",
+        "EUR",
+    )
+    assert [(r.location, str(r.amount), r.account_no, r.account_name) for r in parsed.rows] == [
+        ("line 6", "-850.00", None, None),  # the file's own account, stated above the first
+        ("line 7", "2000.00", None, None),
+        ("line 13", "1.20", "DE22 2222 2222 2222 2222 22", "Tagesgeld"),
+        ("line 14", "-500.00", "DE22 2222 2222 2222 2222 22", "Tagesgeld"),
+    ]
+
+
+def test_month_sections_read_by_content_leave_no_line_unread(tmp_path: Path):
+    # No header name is a synonym: the columns are read by what they hold, the repeated header
+    # and the month above each section are no rows and no problems.
+    text = (
+        "January 2024\n"
+        "When,What,How much,Left\n"
+        "2024-01-03,Corner cafe,-3.50,996.50\n"
+        "2024-01-09,Salary,2000.00,2996.50\n"
+        "\n"
+        "February 2024\n"
+        "When,What,How much,Left\n"
+        "2024-02-03,Corner cafe,-3.80,2992.70\n"
+        "2024-02-11,Bookshop,-12.00,2980.70\n"
+        "Account: 9999\n"  # a trailer line after the last row is still reported
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert money(parsed) == [
+        ("line 3", "2024-01-03", "-3.50"),
+        ("line 4", "2024-01-09", "2000.00"),
+        ("line 8", "2024-02-03", "-3.80"),
+        ("line 9", "2024-02-11", "-12.00"),
+    ]
+    assert {r.account_no for r in parsed.rows} == {None}
+    assert [p.location for p in parsed.problems] == ["line 10"]

@@ -36,6 +36,7 @@ from dateutil import parser as dateutil_parser
 
 from elastic.ingest import columns, encodings, payment_kinds
 from elastic.ingest.parsed import BalanceFact, ParsedFile, ParsedRow, UnreadableFile
+from elastic.masking import mask_account
 from elastic.model.records import IngestProblem
 
 PROFILES_PATH = Path(__file__).with_name("csv_profiles.toml")
@@ -340,6 +341,11 @@ def stream(path: Path, mapping: ColumnMapping | None = None) -> ParsedFile:
 def _stream_rows(
     path: Path, parsed: ParsedFile, layout: _Layout, mapping: ColumnMapping, dates: _DateReader
 ) -> Iterator[ParsedRow]:
+    """The rows below the header, read as they stream. Records that read as no row wait until
+    the next record shows what they are: lines that continue the row above (its details,
+    its kind), problems (when a row follows), or the preamble of a new section when the
+    header is repeated (an account's or a month's section): that section's rows take the
+    account its lines name."""
     rows = _RowReader(
         mapping,
         layout.header.names,
@@ -348,32 +354,125 @@ def _stream_rows(
         dates,
         short_rows=layout.header.profile is None,
     )
+    header = _header_key(layout.header.names) if layout.header.line is not None else None
+    keys = _preamble_keys_of(layout)
     newest: date | None = None
+    section = _Section()  # the account the rows in hand belong to, when a section names one
     held: list[ParsedRow] = []  # the last record's rows, until the next shows it is whole
+    between: list[tuple[int, list[str] | csv.Error]] = []  # records since, that are no row
+
+    def settle() -> None:
+        """The records between rows continue the row above, or are problems."""
+        continued = bool(held)
+        for line, cells in between:
+            more = rows.continuation(cells) if isinstance(cells, list) else None
+            if continued and more:
+                for row in held:  # a second line of the row above: its details, its kind
+                    row.description = f"{row.description} {more}"
+                    row.payment_kind = row.payment_kind or payment_kinds.from_text(more)
+                continue
+            continued = False
+            reason = str(cells) if isinstance(cells, csv.Error) else _why_not(rows, line, cells)
+            parsed.problems.append(IngestProblem(path.name, f"line {line}", reason))
+        between.clear()
+
     for line, cells in _data_records(path, layout, rows.reads):
-        if held and isinstance(cells, list) and (more := rows.continuation(cells)):
-            for row in held:  # a second line of the row above: its details, its kind
-                row.description = f"{row.description} {more}"
-                row.payment_kind = row.payment_kind or payment_kinds.from_text(more)
+        if header is not None and isinstance(cells, list) and _header_key(cells) == header:
+            # The header again: what stands between the rows and it is the next section's.
+            section = _Section.of(
+                [c for _, c in between if isinstance(c, list)], keys, section.number + 1
+            )
+            between.clear()
+            yield from held
+            held.clear()
             continue
-        yield from held
-        held.clear()
         try:
             if isinstance(cells, csv.Error):
                 raise ValueError(str(cells))
+            if held and rows.continuation(cells):
+                raise ValueError("continues the row above")
             items = rows.read(line, cells)
-        except ValueError as exc:
-            parsed.problems.append(IngestProblem(path.name, f"line {line}", str(exc)))
+        except ValueError:
+            between.append((line, cells))
             continue
+        settle()
+        yield from held
+        held.clear()
         for item in items:
             if isinstance(item, BalanceFact):
-                parsed.balances.append(item)
+                parsed.balances.append(section.balance(item))
                 continue
             if item.date is not None and (newest is None or item.date > newest):
                 newest = item.date
-            held.append(item)
+            held.append(section.row(item))
+    settle()
     yield from held
     _preamble_balances(parsed, layout, mapping, newest)
+
+
+def _why_not(rows: _RowReader, line: int, cells: list[str]) -> str:
+    """Why a record reads as no row."""
+    try:
+        rows.read(line, cells)
+    except ValueError as exc:
+        return str(exc)
+    return "not a row"  # pragma: no cover - a record that reads is a row
+
+
+def _header_key(cells: Sequence[str]) -> tuple[str, ...]:
+    """A header as compared with a repeated one: normalised names, trailing empty ones out."""
+    names = [_norm(c) for c in cells]
+    while names and not names[-1]:
+        names.pop()
+    return tuple(names)
+
+
+def _preamble_keys_of(layout: _Layout) -> Mapping[str, tuple[str, ...]]:
+    profile = layout.header.profile
+    return profile.preamble if profile and profile.preamble else _config().preamble
+
+
+@dataclass(frozen=True)
+class _Section:
+    """The account a section of a file names in the lines above its repeated header: its rows
+    and stated balances are that account's (values a row states itself win)."""
+
+    number: int = 1
+    account_no: str | None = None
+    account_name: str | None = None
+    bank_name: str | None = None
+    currency: str | None = None
+
+    @classmethod
+    def of(
+        cls, preamble: Sequence[list[str]], keys: Mapping[str, tuple[str, ...]], number: int
+    ) -> _Section:
+        found: dict[str, str] = {}
+        for _, filled in _preamble_entries(preamble):
+            key, values = _norm(filled[0]).rstrip(":"), filled[1:]
+            for role in ("account_no", "account_name", "bank_name"):
+                if values and key in keys.get(role, ()):
+                    found.setdefault(role, values[0])
+            if key in keys.get("currency", ()):
+                code = next(filter(None, map(_currency_code, values)), None)
+                if code:
+                    found.setdefault("currency", code)
+        if "account_no" in found and "account_name" not in found:
+            found["account_name"] = f"account {mask_account(found['account_no'])}"
+        return cls(number, **found)
+
+    def row(self, row: ParsedRow) -> ParsedRow:
+        if self.number > 1:
+            row.account_no = row.account_no or self.account_no
+            row.account_name = row.account_name or self.account_name
+            row.bank_name = row.bank_name or self.bank_name
+            row.currency = row.currency or self.currency
+        return row
+
+    def balance(self, fact: BalanceFact) -> BalanceFact:
+        if self.number > 1 and fact.account_no is None and self.account_no:
+            return replace(fact, account_no=self.account_no)
+        return fact
 
 
 BALANCE_WINDOW = 50  # rows that show whether a file lists its oldest or its newest row first
@@ -954,7 +1053,12 @@ def _content_header(text: str, config: _Config) -> _Header | None:
         block = [(i, cells) for i, cells in filled if len(cells) == width]
         first, first_cells = block[0]
         named = _names_row(first_cells)
-        data = [cells for _, cells in (block[1:] if named else block)]
+        # Below a header, its repeats (one per section of the file) are no data.
+        data = [
+            cells
+            for _, cells in (block[1:] if named else block)
+            if not named or _header_key(cells) != _header_key(first_cells)
+        ]
         if not data:
             continue
         names = (

@@ -312,16 +312,13 @@ def _count_writes(
 
 class _FileRows:
     """What the file's facts need from its rows, kept while they stream past: account names,
-    and the rows at both ends of a running balance column."""
+    and per account the rows at both ends of a running balance column (a file may hold
+    several accounts, one after the other)."""
 
     def __init__(self) -> None:
         self.names: dict[str, str] = {}  # account_no → account_name, one entry per account
         self._seen = 0
-        self._first: ParsedRow | None = None  # the first and last booked, dated rows
-        self._last: ParsedRow | None = None
-        # Rows with a balance, earliest and latest by (date, file order) and by (date, reverse
-        # file order): which of the two applies is known once the last row is seen.
-        self._ends: dict[str, tuple[tuple[date, int], ParsedRow]] = {}
+        self._accounts: dict[str, _AccountEnds] = {}
 
     def see(self, row: ParsedRow) -> None:
         if row.account_no and row.account_name:
@@ -329,6 +326,27 @@ class _FileRows:
         if not row.date or row.pending:
             return
         index, self._seen = self._seen, self._seen + 1
+        key = row.account_no or row.account_name or ""
+        self._accounts.setdefault(key, _AccountEnds()).see(row, index)
+
+    def running_balances(self, currency: str | None) -> list[BalanceFact]:
+        """Opening and closing balances from a running balance column, for files that state
+        none: per account, the balance after its newest row and before its oldest."""
+        return [fact for ends in self._accounts.values() for fact in ends.balances(currency)]
+
+
+class _AccountEnds:
+    """One account's first and last booked, dated rows, and its rows with a balance earliest
+    and latest by (date, file order) and by (date, reverse file order): which of the two
+    applies is known once the last row is seen."""
+
+    def __init__(self) -> None:
+        self._first: ParsedRow | None = None
+        self._last: ParsedRow | None = None
+        self._ends: dict[str, tuple[tuple[date, int], ParsedRow]] = {}
+
+    def see(self, row: ParsedRow, index: int) -> None:
+        assert row.date is not None
         self._first = self._first or row
         self._last = row
         if row.balance is None:
@@ -340,15 +358,18 @@ class _FileRows:
             if high is None or key > high[0]:
                 self._ends[f"{name}-high"] = (key, row)
 
-    def running_balances(self, currency: str | None) -> list[BalanceFact]:
-        """Opening and closing balances from a running balance column, for files that state
-        none: the balance after the newest row, and before the oldest. Rows of one day keep
-        file order read in the file's direction (exports list newest first or oldest first)."""
+    def balances(self, currency: str | None) -> list[BalanceFact]:
+        """The balance after the newest row, and before the oldest. Rows of one day keep file
+        order read in the file's direction (exports list newest first or oldest first)."""
         if self._first is None or self._last is None or not self._ends:
             return []
+        assert self._first.date is not None and self._last.date is not None
         way = "down" if self._first.date > self._last.date else "up"
         first, last = self._ends[f"{way}-low"][1], self._ends[f"{way}-high"][1]
+        assert first.balance is not None and last.balance is not None
+        assert first.date is not None and last.date is not None
         currency = last.currency or currency
+        account = last.account_no
         return [
             BalanceFact(
                 "opening_balance",
@@ -356,8 +377,11 @@ class _FileRows:
                 currency,
                 first.date,
                 first.location,
+                account,
             ),
-            BalanceFact("closing_balance", last.balance, currency, last.date, last.location),
+            BalanceFact(
+                "closing_balance", last.balance, currency, last.date, last.location, account
+            ),
         ]
 
 
