@@ -359,12 +359,14 @@ def _stream_rows(
     newest: date | None = None
     section = _Section()  # the account the rows in hand belong to, when a section names one
     held: list[ParsedRow] = []  # the last record's rows, until the next shows it is whole
-    between: list[tuple[int, list[str] | csv.Error]] = []  # records since, that are no row
+    # Records since the last row that read as no row, with why (a line continuing a row reads
+    # as none: it has no date).
+    between: list[tuple[int, list[str] | csv.Error, str]] = []
 
     def settle() -> None:
         """The records between rows continue the row above, or are problems."""
         continued = bool(held)
-        for line, cells in between:
+        for line, cells, reason in between:
             more = rows.continuation(cells) if isinstance(cells, list) else None
             if continued and more:
                 for row in held:  # a second line of the row above: its details, its kind
@@ -372,30 +374,28 @@ def _stream_rows(
                     row.payment_kind = row.payment_kind or payment_kinds.from_text(more)
                 continue
             continued = False
-            reason = str(cells) if isinstance(cells, csv.Error) else _why_not(rows, line, cells)
             parsed.problems.append(IngestProblem(path.name, f"line {line}", reason))
         between.clear()
 
     for line, cells in _data_records(path, layout, rows.reads):
-        if header is not None and isinstance(cells, list) and _header_key(cells) == header:
-            # The header again: what stands between the rows and it is the next section's.
-            section = _Section.of(
-                [c for _, c in between if isinstance(c, list)], keys, section.number + 1
-            )
-            between.clear()
-            yield from held
-            held.clear()
-            continue
         try:
             if isinstance(cells, csv.Error):
                 raise ValueError(str(cells))
-            if held and rows.continuation(cells):
-                raise ValueError("continues the row above")
             items = rows.read(line, cells)
-        except ValueError:
-            between.append((line, cells))
+        except ValueError as exc:
+            if header is not None and isinstance(cells, list) and _header_key(cells) == header:
+                # The header again: what stands between the rows and it is the next section's.
+                section = _Section.of(
+                    [c for _, c, _ in between if isinstance(c, list)], keys, section.number + 1
+                )
+                between.clear()
+                yield from held
+                held.clear()
+                continue
+            between.append((line, cells, str(exc)))
             continue
-        settle()
+        if between:
+            settle()
         yield from held
         held.clear()
         for item in items:
@@ -404,19 +404,10 @@ def _stream_rows(
                 continue
             if item.date is not None and (newest is None or item.date > newest):
                 newest = item.date
-            held.append(section.row(item))
+            held.append(section.row(item) if section.number > 1 else item)
     settle()
     yield from held
     _preamble_balances(parsed, layout, mapping, newest)
-
-
-def _why_not(rows: _RowReader, line: int, cells: list[str]) -> str:
-    """Why a record reads as no row."""
-    try:
-        rows.read(line, cells)
-    except ValueError as exc:
-        return str(exc)
-    return "not a row"  # pragma: no cover - a record that reads is a row
 
 
 def _header_key(cells: Sequence[str]) -> tuple[str, ...]:
@@ -462,11 +453,10 @@ class _Section:
         return cls(number, **found)
 
     def row(self, row: ParsedRow) -> ParsedRow:
-        if self.number > 1:
-            row.account_no = row.account_no or self.account_no
-            row.account_name = row.account_name or self.account_name
-            row.bank_name = row.bank_name or self.bank_name
-            row.currency = row.currency or self.currency
+        row.account_no = row.account_no or self.account_no
+        row.account_name = row.account_name or self.account_name
+        row.bank_name = row.bank_name or self.bank_name
+        row.currency = row.currency or self.currency
         return row
 
     def balance(self, fact: BalanceFact) -> BalanceFact:
@@ -1440,11 +1430,11 @@ class _NumberReader:
         self._plain = re.compile(rf"-?[0-9]+(?:{re.escape(decimal)}[0-9]{{1,2}})?")
 
     def read(self, raw: str, column: str) -> Decimal:
-        text = columns.unframed(raw)
+        text = raw.strip()
         if self._plain.fullmatch(text) and len(text) < 16:  # the common case, quickly
             value = Decimal(text.replace(self._decimal, ".")).quantize(CENT)
             return value or abs(value)
-        text = text.translate(_SPACES)
+        text = columns.unframed(text).translate(_SPACES)
         marked = _CR_DR.fullmatch(text)
         if marked:  # "12.50 DR", "1,100.00 CR": the mark says which way
             value = abs(self._read(marked["number"], raw, column))

@@ -327,7 +327,10 @@ class _FileRows:
             return
         index, self._seen = self._seen, self._seen + 1
         key = row.account_no or row.account_name or ""
-        self._accounts.setdefault(key, _AccountEnds()).see(row, index)
+        ends = self._accounts.get(key)
+        if ends is None:
+            ends = self._accounts[key] = _AccountEnds()
+        ends.see(row, index)
 
     def running_balances(self, currency: str | None) -> list[BalanceFact]:
         """Opening and closing balances from a running balance column, for files that state
