@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Protocol
@@ -122,6 +122,10 @@ class SearchBackend(Protocol):
         """Rows in the range whose category was inferred (a given category is never changed)."""
 
     def mark_transfers(self, user_id: str, transaction_ids: Sequence[str]) -> int: ...
+
+    def set_payment_kinds(self, user_id: str, kinds: Mapping[str, str]) -> int:
+        """Give the user's stored rows among ``kinds`` (id → payment kind) whose kind is empty
+        that kind; rows that have one keep it. The number of rows changed."""
 
     def amounts_on_account(
         self, user_id: str, last4: str, date_from: date, date_to: date

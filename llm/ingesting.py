@@ -1,32 +1,37 @@
-"""Files into one person's data from the app: previews of the rows as they will land, and the
-import itself, exactly as ``finsync ingest`` lands them."""
+"""Files into one person's data: the importer ``finsync ingest``, the app and the API build
+from settings (``file_importer``), and the app's own view of it (``Importer``: previews of the
+rows as they will land, uploads, remembered readings, and the import itself)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property, partial
 from pathlib import Path
 
+from elastic.backend import SearchBackend
 from elastic.ingest import bank_csv
+from elastic.ingest import importer as files
 from elastic.ingest.bank_csv import ColumnMapping
-from elastic.ingest.landing import (
-    FileDefaults,
-    FilePreview,
-    Progress,
-    ingest_file,
-    preview_export,
-    read_export,
-)
+from elastic.ingest.landing import FileDefaults, FilePreview, Progress
 from elastic.ingest.layout_memory import LayoutMemory
 from elastic.ingest.parsed import ParsedFile
+from elastic.model.embedder import Embedder
 from elastic.model.records import IngestReport
 from elastic.statement_store import StatementStore
 from llm.pipeline import ChatPipeline
-from llm.services import category_fallback, column_proposer, upload_store
+from llm.services import category_fallback, column_proposer, statement_store, upload_store
 from settings import Settings
 
-__all__ = ["FileDefaults", "FilePreview", "Importer", "Progress", "safe_file_name"]
+__all__ = [
+    "FileDefaults",
+    "FilePreview",
+    "Importer",
+    "Progress",
+    "file_importer",
+    "safe_file_name",
+]
 
 _UNSAFE_FILE_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -38,15 +43,46 @@ def safe_file_name(name: str, fallback: str = "upload") -> str:
     return base or fallback
 
 
+def file_importer(
+    settings: Settings,
+    backend: SearchBackend,
+    embedder: Embedder,
+    user_id: str,
+    store: StatementStore | None = None,
+    defaults: FileDefaults | None = None,
+) -> files.Importer:
+    """The importer for ``user_id`` as the settings configure it: statement PDFs kept in the
+    statement store, the default currency, the reading each layout was given
+    (``chosen_reading``) and, with Vertex AI, Gemini's categories."""
+    return files.Importer(
+        backend,
+        user_id,
+        embedder,
+        store or statement_store(settings),
+        defaults or FileDefaults(),
+        settings.default_currency,
+        partial(chosen_reading, settings, user_id),
+        category_fallback(settings),
+    )
+
+
 @dataclass(frozen=True)
 class Importer:
-    """Reads, previews and lands files for ``user_id`` through the pipeline's backend and
-    embedder, with the statement PDFs kept in ``store``."""
+    """The app's importer: reads, previews and lands files for ``user_id`` through the
+    pipeline's backend and embedder (``file_importer``), with the statement PDFs kept in
+    ``store``, and looks after the uploads and the readings remembered per layout."""
 
     pipeline: ChatPipeline
     settings: Settings
     store: StatementStore
     user_id: str
+
+    @cached_property
+    def files(self) -> files.Importer:
+        """The importer the pipeline's stores are written with."""
+        return file_importer(
+            self.settings, self.pipeline.backend, self.pipeline.embedder, self.user_id, self.store
+        )
 
     @property
     def layouts(self) -> LayoutMemory:
@@ -54,7 +90,7 @@ class Importer:
 
     def reading(self, path: Path, mapping: ColumnMapping | None) -> ColumnMapping | None:
         """The mapping to read ``path`` with (``chosen_reading``)."""
-        return chosen_reading(self.settings, self.user_id, path, mapping)
+        return self.files.chosen(path, mapping)
 
     def remember(self, path: Path, mapping: ColumnMapping) -> bool:
         """Keep ``mapping`` for every later export of ``path``'s layout."""
@@ -85,22 +121,15 @@ class Importer:
         """The file's rows as its format states them (with the reading chosen for its layout,
         if any); None for a statement PDF. Raises ``UnreadableFile`` for a file no reader (or
         ``mapping``) can read."""
-        chosen = self.reading(path, mapping)
-        parsed = read_export(path, chosen)
+        chosen = self.files.chosen(path, mapping)
+        parsed = self.files.read(path, chosen)
         if parsed is not None and chosen is not None and mapping is None:
             parsed.notes.insert(0, "read with the columns you chose for this layout before")
         return parsed
 
     def preview(self, parsed: ParsedFile, source: str, defaults: FileDefaults) -> FilePreview:
         """The first rows as they would land, with what is assumed and what cannot be read."""
-        return preview_export(
-            self.pipeline.backend,
-            parsed,
-            self.user_id,
-            source,
-            defaults,
-            self.settings.default_currency,
-        )
+        return self.files.preview(parsed, source, defaults)
 
     def land(
         self,
@@ -112,18 +141,7 @@ class Importer:
         """Land one uploaded file and delete its copy; never raises for bad input (the report
         says what was not read)."""
         try:
-            return ingest_file(
-                self.pipeline.backend,
-                path,
-                self.user_id,
-                self.pipeline.embedder,
-                self.store,
-                defaults,
-                self.settings.default_currency,
-                progress,
-                self.reading(path, mapping),
-                category_fallback(self.settings),
-            )
+            return self.files.with_progress(progress).land(path, defaults, mapping)
         finally:
             upload_store(self.settings).discard(path)
 
@@ -135,8 +153,11 @@ def chosen_reading(
     given, else the one this user chose for its layout before, else one Gemini proposes and
     the file confirms (Vertex AI only, for a layout read offline with doubt), else None
     (profiles, synonyms and content)."""
-    if mapping is not None or not bank_csv.sniff(path.read_bytes()[:4096]):
+    if mapping is not None:
         return mapping
+    with path.open("rb") as handle:
+        if not bank_csv.sniff(handle.read(4096)):
+            return None
     remembered = LayoutMemory(settings.layouts_dir, user_id).get(path)
     if remembered is not None:
         return remembered

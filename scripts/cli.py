@@ -26,7 +26,7 @@ from elastic.errors import (
     ModelError,
     headline,
 )
-from elastic.ingest.landing import FileDefaults, ingest_file
+from elastic.ingest.landing import FileDefaults
 from elastic.ingest.landing import forget as forget_data
 from elastic.masking import mask_logs
 from elastic.model.records import IngestReport
@@ -102,9 +102,9 @@ def _sigterm_interrupts() -> Iterator[None]:
 
 
 class _Bar:
-    """A tqdm bar driven by the ingestion progress callback; it keeps the count of rows
-    stored so far, for the message when an ingest stops. The total starts as the lines of the
-    file and becomes the rows it held once all are read."""
+    """A tqdm bar driven by the ingestion progress callback, one per file; it keeps the count
+    of rows stored so far of the file in hand, for the message when an ingest stops. The total
+    starts as the lines of the file and becomes the rows it held once all are read."""
 
     def __init__(self, unit: str) -> None:
         self._bar: tqdm | None = None
@@ -124,6 +124,12 @@ class _Bar:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+        self._bar = None
+
+    def next_file(self) -> None:
+        """The file in hand is done: the next one starts a bar and a count of its own."""
+        self.close()
+        self.done = self.total = 0
 
 
 def _print_report(report: IngestReport) -> None:
@@ -151,56 +157,43 @@ def _stopped(file: Path, bar: _Bar, reason: str) -> str:
 
 
 def _ingest(settings: Settings, files: list[Path], user: str, defaults: FileDefaults) -> bool:
-    """Land every file; True when everything in every file landed.
+    """Land every file through the user's importer; True when everything in every file landed.
 
     A backend that fails or a stop (Ctrl-C, SIGTERM) part-way exits 1 with one line that says
     how many rows landed; ids are content hashes, so running the command again is safe.
     """
     from llm.embeddings import make_embedder
-    from llm.ingesting import chosen_reading
-    from llm.services import category_fallback, open_prepared_backend, statement_store
+    from llm.ingesting import file_importer
+    from llm.services import open_prepared_backend
 
-    file, bar = files[0], _Bar("rows")
+    bar = _Bar("rows")
+    printed = 0  # files whose report is printed; the next one is in hand
     clean = True
     try:
         with _sigterm_interrupts():
             embedder = make_embedder(settings)
             backend = open_prepared_backend(settings, embedder)
-            store = statement_store(settings)
-            fallback = category_fallback(settings)
             try:
-                for file in files:
-                    bar = _Bar("rows")
-                    try:
-                        report = ingest_file(
-                            backend,
-                            file,
-                            user,
-                            embedder,
-                            store,
-                            defaults,
-                            settings.default_currency,
-                            bar,
-                            mapping=chosen_reading(settings, user, file, None),
-                            fallback=fallback,
-                        )
-                    finally:
-                        bar.close()
+                importer = file_importer(settings, backend, embedder, user, defaults=defaults)
+                for report in importer.with_progress(bar).land_each(files):
+                    bar.next_file()
                     _print_report(report)
+                    printed += 1
                     clean = clean and not report.problems and not report.landed_nothing
             finally:
+                bar.close()
                 backend.close()
     except EmbeddingMismatch as exc:
         _echo(f"error: {headline(exc)}", err=True)
         raise typer.Exit(1) from exc
-    except BackendError as exc:
-        _echo(_stopped(file, bar, str(exc)), err=True)
-        raise typer.Exit(1) from exc
-    except ModelError as exc:  # Vertex AI embeddings for a statement's pages
-        _echo(_stopped(file, bar, f"{headline(exc)}."), err=True)
-        raise typer.Exit(1) from exc
-    except KeyboardInterrupt as exc:
-        _echo(_stopped(file, bar, "interrupted."), err=True)
+    except (BackendError, ModelError, KeyboardInterrupt) as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            reason = "interrupted."
+        elif isinstance(exc, ModelError):  # Vertex AI embeddings for a statement's pages
+            reason = f"{headline(exc)}."
+        else:
+            reason = str(exc)
+        _echo(_stopped(files[min(printed, len(files) - 1)], bar, reason), err=True)
         raise typer.Exit(1) from exc
     return clean
 

@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 from elastic.engines import open_backend
-from elastic.ingest import ingest_statements, ingest_transactions
+from elastic.ingest import Importer
 from elastic.statement_store import StatementStore
 from llm.embeddings import Embedder
 from scripts.sample_data import SampleSet
@@ -59,14 +59,11 @@ def ingest_sample_into(data_dir: Path, sample: SampleSet, embedder: Embedder) ->
     backend = open_backend(settings)
     try:
         backend.prepare(embedder.dims, embedder.model_name)
-        tx = ingest_transactions(backend, sample.transactions_csv, settings.user)
-        st = ingest_statements(
-            backend,
-            sample.statement_pdfs,
-            settings.user,
-            embedder,
-            StatementStore(settings.statements_dir),
+        importer = Importer(
+            backend, settings.user, embedder, StatementStore(settings.statements_dir)
         )
+        tx = importer.land(sample.transactions_csv)
+        st = importer.land_all(sample.statement_pdfs)
     finally:
         backend.close()
     if tx.problems or st.problems:

@@ -15,7 +15,7 @@ import pytest
 from elastic.backend import SearchBackend
 from elastic.engines.elasticsearch.backend import ElasticsearchBackend
 from elastic.engines.sqlite.backend import EmbeddedBackend
-from elastic.ingest import ingest_statements, ingest_transactions
+from elastic.ingest import Importer
 from elastic.model.records import IngestReport
 from elastic.statement_store import StatementStore
 from llm.embeddings import LocalEmbedder
@@ -112,9 +112,8 @@ def empty_backend(
 def ingest_sample(
     backend: object, sample: SampleSet, embedder: LocalEmbedder, store: StatementStore
 ) -> tuple[IngestReport, IngestReport]:
-    tx = ingest_transactions(backend, sample.transactions_csv, SAMPLE_USER)
-    st = ingest_statements(backend, sample.statement_pdfs, SAMPLE_USER, embedder, store)
-    return tx, st
+    importer = Importer(backend, SAMPLE_USER, embedder, store)
+    return importer.land(sample.transactions_csv), importer.land_all(sample.statement_pdfs)
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from elastic.ingest import bank_csv
+from elastic.ingest import bank_csv, payment_kinds
 from elastic.ingest.bank_csv import ColumnMapping
 from elastic.ingest.parsed import ParsedFile, UnreadableFile
 
@@ -419,9 +419,8 @@ def test_an_unknown_layout_is_read_by_what_its_columns_hold(tmp_path: Path):
     assert parsed.format == "bank-csv (content: When, How much, What)"
     assert money(parsed) == [("line 2", "2024-06-01", "-3.50"), ("line 3", "2024-06-02", "20.00")]
     assert parsed.rows[1].balance == Decimal("116.50")
-    assert "column 4 (Left) read as balance: each value is the one before plus the row's " in (
-        "\n".join(parsed.notes)
-    )
+    balance = "column 4 (Left) read as balance: each value is the one before plus or minus "
+    assert balance in "\n".join(parsed.notes)
     layout = bank_csv.inspect(path)
     assert [(r.name, r.role, r.sure) for r in layout.readings] == [
         ("When", "date", True),
@@ -509,6 +508,9 @@ def test_line_numbers_are_physical_across_blank_lines_and_multiline_values(tmp_p
         (";", "1\u00a0234,5", "1234.50"),
         (";", "−7,00", "-7.00"),
         (";", "SEK 1 000,00", "1000.00"),
+        (";", "-,01", "-0.01"),  # no digit before the decimal mark
+        (",", ".5", "0.50"),
+        (",", "26851.95|", "26851.95"),  # a table border the printed layout left
     ],
 )
 def test_amounts_as_banks_print_them(tmp_path: Path, delimiter: str, raw: str, amount: str):
@@ -648,3 +650,267 @@ def test_finsync_bad_bytes_and_extra_values_lose_only_their_row(tmp_path: Path):
 def test_missing_columns_reject_the_file(tmp_path: Path):
     with pytest.raises(UnreadableFile, match="found columns: date, amount; need a date"):
         bank_csv.read(write(tmp_path, "date,amount\n2025-01-01,1.00\n"))
+
+
+def test_a_short_row_of_an_inferred_layout_is_read_with_its_trailing_columns_empty(
+    tmp_path: Path,
+):
+    text = (
+        "交易日期,交易摘要,交易金额,本次余额,对手信息,交易渠道,交易附言\n"
+        "20240102,财付通,-10.00,990.00,微信支付,电子商务,北京一卡通\n"
+        "20240103,正常还款,-345.89,644.11,12341234\n"  # the bank left its two last fields out
+        "20240104,结息\n"  # no amount: a row that lost its values
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert money(parsed) == [
+        ("line 2", "2024-01-02", "-10.00"),
+        ("line 3", "2024-01-03", "-345.89"),
+    ]
+    assert parsed.rows[1].description == "正常还款"
+    assert [(p.location, p.reason) for p in parsed.problems] == [
+        ("line 4", "fewer values than columns (2 of 7)")
+    ]
+
+
+def test_a_preamble_table_of_names_over_values_states_currency_and_balance(tmp_path: Path):
+    text = (
+        "Начало периода;2019-07-07\n"
+        "\n"
+        "Валюта;Баланс на конец периода;Поступления;Списания\n"
+        "RUR;82 604,01;0,00;-17 351,00\n"
+        "\n"
+        "Дата операции;Сумма;Основание\n"
+        "2019-07-06;-336,15;Карта *1234 payee1\n"
+    ).encode("cp1251")
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert parsed.currency == "RUR"
+    assert [(b.name, b.amount, b.currency) for b in parsed.balances] == [
+        ("closing_balance", Decimal("82604.01"), "RUR")
+    ]
+    assert money(parsed) == [("line 7", "2019-07-06", "-336.15")]
+
+
+def test_of_two_currency_columns_the_one_after_the_amount_read_is_its_currency(tmp_path: Path):
+    text = (
+        "Booked;Paid;Paid in;Booked amount;Account currency;Text\n"
+        "06.07.2019;-4,50;EUR;-336,15;RUB;payee one\n"
+        "05.07.2019;-300,00;RUB;-300,00;RUB;payee two\n"
+        "04.07.2019;-2,00;USD;-130,55;RUB;payee three\n"
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    # No header names a role: the first money column is the amount, its currency follows it.
+    assert [(str(r.amount), r.currency) for r in parsed.rows] == [
+        ("-4.50", "EUR"),
+        ("-300.00", "RUB"),
+        ("-2.00", "USD"),
+    ]
+    named = write(tmp_path, text.replace("Booked amount", "Amount"), "named.csv")
+    # A header naming the amount wins, and the currency is the one after it.
+    assert [(str(r.amount), r.currency) for r in bank_csv.read(named).rows] == [
+        ("-336.15", "RUB"),
+        ("-300.00", "RUB"),
+        ("-130.55", "RUB"),
+    ]
+
+
+def test_balance_rows_framed_by_borders_are_balances(tmp_path: Path):
+    text = (
+        "Data,Valuta,Addebiti,Accrediti,Descrizione operazioni\n"
+        "31/12/17,,,26851.95|,SALDO INIZIALE\n"
+        "03/01/18,03/01/18,2.90,,IMPOSTA DI BOLLO\n"
+        "31/08/18,,,28359.05,|SALDO FINALE"
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert money(parsed) == [("line 3", "2018-01-03", "-2.90")]
+    assert [(b.name, str(b.amount)) for b in parsed.balances] == [
+        ("opening_balance", "26851.95"),
+        ("closing_balance", "28359.05"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("descriptor", "kind"),
+    [
+        ("银联ATM取款 银联 ATM 取款，中国银行", "atm"),  # no spaces: its first characters
+        ("银联消费", "card"),
+        ("结息 个人活期结息", "interest"),
+        ("跨行汇款", "transfer"),
+        ("代发住房公积金", None),
+        ("Карта *1234 payee1", "card"),
+        ("SBOL перевод 4276****1234", "transfer"),
+        ("PRELIEVO POSTAMAT NOSTRO SPORTELLO AUTOMATICO", "atm"),
+        ("ADDEBITO DIRETTO SDD Postepay", "direct_debit"),
+    ],
+)
+def test_payment_kinds_are_read_from_descriptors_in_any_script(descriptor: str, kind: str | None):
+    assert payment_kinds.from_text(descriptor) == kind
+
+
+def test_a_profile_whose_values_do_not_read_gives_way_to_synonyms(tmp_path: Path):
+    # The names of Chase's 2009 layout, the values of another bank: its dates are not Chase's.
+    text = (
+        "Date,Type,Description,Amount,Balance\n"
+        "2025-03-01,ATM,HIGH STREET 12,-60.00,940.00\n"
+        "2025-03-02,Direct Debit,CITY POWER LTD,-45.10,894.90\n"
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert parsed.format == "bank-csv (generic: Date, Amount, Description)"
+    assert (parsed.problems, money(parsed)) == (
+        [],
+        [("line 2", "2025-03-01", "-60.00"), ("line 3", "2025-03-02", "-45.10")],
+    )
+    assert [r.payment_kind for r in parsed.rows] == ["atm", "direct_debit"]
+
+
+# --- signs the running balance decides -----------------------------------------------------------
+
+
+def test_unsigned_amounts_a_balance_steps_down_by_are_money_out(tmp_path: Path):
+    # A savings account's export in German: every amount printed without a sign, and only the
+    # balance, stepping down by each, says the money went out.
+    text = (
+        "Buchungstag;Verwendungszweck;Betrag;Saldo\n"
+        "02.01.2024;Miete Januar;850,00;4.150,00\n"
+        "15.01.2024;Stadtwerke Strom;64,20;4.085,80\n"
+        "31.01.2024;Versicherung;120,00;3.965,80\n"
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert [str(r.amount) for r in parsed.rows] == ["-850.00", "-64.20", "-120.00"]
+    assert (
+        "amounts read as money out when positive: the balance steps down by each positive amount"
+        in parsed.notes
+    )
+
+
+@pytest.mark.parametrize("newest_first", [False, True], ids=["oldest first", "newest first"])
+def test_unsigned_amounts_both_ways_take_each_row_s_direction_from_its_balance(
+    tmp_path: Path, newest_first: bool
+):
+    # A headerless export (date; text; amount; balance) whose amounts carry no sign: money in
+    # and out only show in how the balance moves.
+    rows = [
+        "27.08.2012;Løn;20.000,00;26.550,33",
+        "28.08.2012;Netto;455,20;26.095,13",
+        "01.09.2012;H&M retur;497,90;26.593,03",
+        "03.09.2012;Husleje;7.500,00;19.093,03",
+        "05.09.2012;Matas;655,00;18.438,03",
+    ]
+    if newest_first:
+        rows.reverse()
+    parsed = bank_csv.read(write(tmp_path, "\n".join(rows) + "\n"))
+    by_text = {r.description: str(r.amount) for r in parsed.rows}
+    # The oldest row has no balance before it in the file: it takes the direction most rows
+    # take, and the notes say so.
+    assert by_text == {
+        "Løn": "-20000.00",
+        "Netto": "-455.20",
+        "H&M retur": "497.90",
+        "Husleje": "-7500.00",
+        "Matas": "-655.00",
+    }
+    assert bank_csv.inspect(write(tmp_path, "\n".join(rows) + "\n", "again.csv")).mapping.sign == (
+        "balance_steps"
+    )
+    assert any("each row's direction is read from its balance's step" in n for n in parsed.notes)
+    guessed = "1 row(s) whose balance does not step by their amount read as money out, as most"
+    assert any(note.startswith(guessed) for note in parsed.notes)
+
+
+def test_a_stated_opening_balance_signs_the_first_row(tmp_path: Path):
+    text = (
+        "Date,Details,Amount,Balance\n"
+        "01/03/2024,Opening balance,,1000.00\n"
+        "02/03/2024,SALARY ACME LTD,2500.00,3500.00\n"
+        "05/03/2024,RENT,1200.00,2300.00\n"
+        "09/03/2024,REFUND SHOP,30.00,2330.00\n"
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert [str(r.amount) for r in parsed.rows] == ["2500.00", "-1200.00", "30.00"]
+    assert not any("read as money" in n for n in parsed.notes)  # every row decided
+
+
+def test_signed_amounts_printing_money_out_positive_are_read_by_the_balance(tmp_path: Path):
+    # Withdrawals printed positive, deposits negative: the balance steps down by the positive.
+    text = (
+        "Date,Details,Amount,Balance\n"
+        "2024-03-01,ATM HIGH ST,100.00,900.00\n"
+        "2024-03-02,SALARY,-2000.00,2900.00\n"
+        "2024-03-03,GROCER,45.50,2854.50\n"
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert [str(r.amount) for r in parsed.rows] == ["-100.00", "2000.00", "-45.50"]
+
+
+def test_a_card_s_balance_is_no_evidence_of_its_sign(tmp_path: Path):
+    # A card's balance is what is owed: it steps up with the spend. The wording decides.
+    text = (
+        "Date,Card Number,Description,Amount,Balance\n"
+        "2024-03-01,****1234,CORNER CAFE,4.50,104.50\n"
+        "2024-03-02,****1234,BOOK SHOP,20.00,124.50\n"
+        "2024-03-05,****1234,PAYMENT - THANK YOU,-100.00,24.50\n"
+        "2024-03-06,****1234,PETROL,40.00,64.50\n"
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert [str(r.amount) for r in parsed.rows] == ["-4.50", "-20.00", "100.00", "-40.00"]
+
+
+# --- several header sections in one file ---------------------------------------------------------
+
+TWO_ACCOUNTS = (
+    "Konto;DE11 1111 1111 1111 1111 11\n"
+    "Kontoname;Girokonto\n"
+    "Währung;EUR\n"
+    "\n"
+    "Buchungstag;Verwendungszweck;Betrag;Saldo\n"
+    "02.01.2024;Miete Januar;-850,00;1.150,00\n"
+    "05.01.2024;Gehalt;2.000,00;3.150,00\n"
+    "\n"
+    "Konto;DE22 2222 2222 2222 2222 22\n"
+    "Kontoname;Tagesgeld\n"
+    "\n"
+    "Buchungstag;Verwendungszweck;Betrag;Saldo\n"
+    "03.01.2024;Zinsen;1,20;5.001,20\n"
+    "10.01.2024;Übertrag;-500,00;4.501,20\n"
+)
+
+
+def test_each_section_of_a_file_lands_with_the_account_its_lines_name(tmp_path: Path):
+    parsed = bank_csv.read(write(tmp_path, TWO_ACCOUNTS))
+    assert parsed.problems == []
+    assert (parsed.account_no, parsed.account_name, parsed.currency) == (
+        "DE11 1111 1111 1111 1111 11",
+        "Girokonto",
+        "EUR",
+    )
+    assert [(r.location, str(r.amount), r.account_no, r.account_name) for r in parsed.rows] == [
+        ("line 6", "-850.00", None, None),  # the file's own account, stated above the first
+        ("line 7", "2000.00", None, None),
+        ("line 13", "1.20", "DE22 2222 2222 2222 2222 22", "Tagesgeld"),
+        ("line 14", "-500.00", "DE22 2222 2222 2222 2222 22", "Tagesgeld"),
+    ]
+
+
+def test_month_sections_read_by_content_leave_no_line_unread(tmp_path: Path):
+    # No header name is a synonym: the columns are read by what they hold, the repeated header
+    # and the month above each section are no rows and no problems.
+    text = (
+        "January 2024\n"
+        "When,What,How much,Left\n"
+        "2024-01-03,Corner cafe,-3.50,996.50\n"
+        "2024-01-09,Salary,2000.00,2996.50\n"
+        "\n"
+        "February 2024\n"
+        "When,What,How much,Left\n"
+        "2024-02-03,Corner cafe,-3.80,2992.70\n"
+        "2024-02-11,Bookshop,-12.00,2980.70\n"
+        "Account: 9999\n"  # a trailer line after the last row is still reported
+    )
+    parsed = bank_csv.read(write(tmp_path, text))
+    assert money(parsed) == [
+        ("line 3", "2024-01-03", "-3.50"),
+        ("line 4", "2024-01-09", "2000.00"),
+        ("line 8", "2024-02-03", "-3.80"),
+        ("line 9", "2024-02-11", "-12.00"),
+    ]
+    assert {r.account_no for r in parsed.rows} == {None}
+    assert [p.location for p in parsed.problems] == ["line 10"]

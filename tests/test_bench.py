@@ -8,7 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from elastic.engines.sqlite.backend import EmbeddedBackend
-from elastic.ingest.landing import ingest_file
+from elastic.ingest import Importer
 from elastic.model.records import Transaction
 from llm.embeddings import LocalEmbedder
 from llm.pipeline import ChatPipeline
@@ -69,7 +69,7 @@ def test_the_check_finds_a_number_the_references_do_not_have(
     backend = EmbeddedBackend(Settings(data_dir=tmp_path / "store"))
     backend.prepare(embedder.dims, embedder.model_name)
     try:
-        assert not ingest_file(backend, csv_path, USER).problems
+        assert not Importer(backend, USER).land(csv_path).problems
         pipeline = ChatPipeline(backend, embedder, OfflineRouter)
         frame, pages = load_pandas(csv_path, [])
         con = load_duckdb(csv_path, [])

@@ -16,7 +16,7 @@ import pytest
 from elastic.backend import SearchBackend
 from elastic.engines.elasticsearch.backend import ElasticsearchBackend
 from elastic.engines.sqlite.backend import EmbeddedBackend
-from elastic.ingest import ingest_transactions
+from elastic.ingest import Importer
 from elastic.model.plan import (
     CompareSide,
     Direction,
@@ -350,7 +350,7 @@ def multi_backend(
     else:
         backend = EmbeddedBackend(Settings(data_dir=data_dir))
     backend.prepare(embedder.dims, embedder.model_name)
-    report = ingest_transactions(backend, multi_csv, MULTI_USER)
+    report = Importer(backend, MULTI_USER).land(multi_csv)
     assert report.indexed == len(MULTI_ROWS) and not report.problems
     yield backend
     if isinstance(backend, ElasticsearchBackend):

@@ -13,7 +13,7 @@ from elastic.engines.elasticsearch.compile import compile_query
 from elastic.engines.elasticsearch.mappings import transactions_mapping
 from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.errors import EmbeddingMismatch
-from elastic.ingest import ingest_transactions
+from elastic.ingest import Importer
 from elastic.ingest.pdf.statement import StatementValues, read_statement
 from elastic.model.plan import Intent, IntentPlan
 from elastic.query import build
@@ -91,7 +91,7 @@ def test_sample_ingest_counts_and_idempotency(
     assert _count(es_sample, es_sample.tx_index) == rows
     assert _count(es_sample, es_sample.st_index) == chunks
 
-    again = ingest_transactions(es_sample, sample_set.transactions_csv, SAMPLE_USER)
+    again = Importer(es_sample, SAMPLE_USER).land(sample_set.transactions_csv)
     assert (again.indexed, again.skipped, again.problems) == (0, rows, [])
     assert _count(es_sample, es_sample.tx_index) == rows
 
@@ -112,7 +112,7 @@ def test_broken_csv_lands_good_rows_and_reports_bad_lines(
 ):
     path = tmp_path / "broken.csv"
     path.write_text(BROKEN_CSV)
-    report = ingest_transactions(fresh_es, path, "u1")
+    report = Importer(fresh_es, "u1").land(path)
     assert report.indexed == 3  # two identical lunches are two purchases
     locations = {p.location: p.reason for p in report.problems}
     assert set(locations) == {"line 3", "line 4", "line 5"}
@@ -172,14 +172,13 @@ def test_other_users_see_nothing(es_sample: ElasticsearchBackend):
 def test_corrupt_pdf_is_reported_and_the_rest_lands(
     fresh_es: ElasticsearchBackend, sample_set: SampleSet, embedder: LocalEmbedder, tmp_path: Path
 ):
-    from elastic.ingest import ingest_statements
     from elastic.statement_store import StatementStore
 
     corrupt = tmp_path / "corrupt.pdf"
     corrupt.write_bytes(b"%PDF-1.7\nthis is not really a pdf")
     good = sample_set.statement_pdfs[0]
     store = StatementStore(tmp_path / "store")
-    report = ingest_statements(fresh_es, [corrupt, good], "u2", embedder, store)
+    report = Importer(fresh_es, "u2", embedder, store).land_all([corrupt, good])
     assert [(p.source, p.location) for p in report.problems] == [("corrupt.pdf", "file")]
     statement = read_statement(good, "x", StatementValues(), "USD")
     assert statement.transactions is not None  # its rows reconcile, so they land too

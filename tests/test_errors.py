@@ -28,7 +28,7 @@ from elastic.errors import (
     ModelUnavailable,
     QueryRejected,
 )
-from elastic.ingest import ingest_transactions
+from elastic.ingest import Importer
 from elastic.ingest.landing import ingest_file, read_export
 from elastic.ingest.parsed import UnreadableFile
 from elastic.model.results import Vocabulary
@@ -95,7 +95,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> EmbeddedBackend:
     csv.write_text(ROWS)
     backend = EmbeddedBackend(Settings(data_dir=data / "store"))
     backend.prepare(DIMS, ZeroEmbedder.model_name)
-    report = ingest_transactions(backend, csv, USER)
+    report = Importer(backend, USER).land(csv)
     assert report.indexed == 3 and not report.problems, report
     return backend
 

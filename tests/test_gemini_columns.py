@@ -19,8 +19,9 @@ from tests.vertex_loopback import Reply, VertexLoopback
 # No column holds dates the offline reader knows ("Q3/05"): only a proposal can read it...
 # and the proposal must then read the rows, which these cannot: the file stays unread.
 UNDATED = "Ref;Text;Sum\nA1;KITE SHOP;-12,50\nA2;POCKET MONEY;20,00\n"
-# Every amount is positive: the offline reading is unsure (money in, or card spend?).
-CARD = "When;What;How much;Left\n03/05/2025;KITE SHOP;12,50;87,50\n04/05/2025;CAFE;2,00;85,50\n"
+# Every amount is positive and no running balance says which way they went: the offline
+# reading is unsure (money in, or card spend?).
+CARD = "When;What;How much;Left\n03/05/2025;KITE SHOP;12,50;87,50\n04/05/2025;CAFE;2,00;90,00\n"
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from google.genai import Client
 from google.oauth2.credentials import Credentials
 
 from elastic.engines.sqlite.backend import EmbeddedBackend
-from elastic.ingest import ingest_transactions
+from elastic.ingest import Importer
 from elastic.model.plan import Intent, Metric
 from elastic.model.results import AggregateResult, CompareResult, ListingResult, TrendResult
 from llm.answering.answer import Answer
@@ -51,7 +51,7 @@ def backend(
 ) -> Iterator[EmbeddedBackend]:
     """The sample transactions in a real SQLite store."""
     store = EmbeddedBackend(Settings(data_dir=tmp_path_factory.mktemp("gemini-plans")))
-    report = ingest_transactions(store, sample_set.transactions_csv, SAMPLE_USER)
+    report = Importer(store, SAMPLE_USER).land(sample_set.transactions_csv)
     assert report.indexed and not report.problems, report
     yield store
     store.close()

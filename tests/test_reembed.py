@@ -13,7 +13,7 @@ from elastic.engines.elasticsearch.backend import ElasticsearchBackend
 from elastic.engines.sqlite import backend as sqlite_backend
 from elastic.engines.sqlite.backend import DB_FILE, EmbeddedBackend
 from elastic.errors import EmbeddingMismatch
-from elastic.ingest import ingest_statements
+from elastic.ingest import Importer
 from elastic.statement_store import StatementStore
 from llm.embeddings import LocalEmbedder
 from scripts.sample_data import SampleSet
@@ -46,9 +46,8 @@ def _embedded_store(tmp_path: Path, pdfs: list[Path]) -> Path:
     backend = EmbeddedBackend(settings)
     earlier = EarlierModel()
     backend.prepare(earlier.dims, earlier.model_name)
-    report = ingest_statements(
-        backend, pdfs, SAMPLE_USER, earlier, StatementStore(settings.statements_dir)
-    )
+    store = StatementStore(settings.statements_dir)
+    report = Importer(backend, SAMPLE_USER, earlier, store).land_all(pdfs)
     assert report.indexed and not report.problems
     backend.close()
     return settings.data_dir
@@ -115,13 +114,8 @@ def test_elasticsearch_swaps_in_a_reembedded_index(
     earlier = EarlierModel()
     backend.prepare(earlier.dims, earlier.model_name)
     try:
-        ingest_statements(
-            backend,
-            sample_set.statement_pdfs[:2],
-            SAMPLE_USER,
-            earlier,
-            StatementStore(settings.statements_dir),
-        )
+        store = StatementStore(settings.statements_dir)
+        Importer(backend, SAMPLE_USER, earlier, store).land_all(sample_set.statement_pdfs[:2])
         with pytest.raises(EmbeddingMismatch, match="finsync reembed"):
             backend.prepare(embedder.dims, embedder.model_name)
         stored = backend.es.count(index=settings.statements_index)["count"]

@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 from elastic.engines.sqlite.backend import EmbeddedBackend
-from elastic.ingest import ingest_transactions
+from elastic.ingest import Importer
 from elastic.model.plan import (
     Direction,
     GroupBy,
@@ -40,7 +40,7 @@ def vocabulary(sample_set: SampleSet, tmp_path_factory: pytest.TempPathFactory) 
     the real import into a throwaway SQLite store (about a second; no model, no statements)."""
     backend = EmbeddedBackend(Settings(data_dir=tmp_path_factory.mktemp("router-vocabulary")))
     try:
-        report = ingest_transactions(backend, sample_set.transactions_csv, SAMPLE_USER)
+        report = Importer(backend, SAMPLE_USER).land(sample_set.transactions_csv)
         assert report.indexed and not report.problems, report
         return backend.vocabulary(SAMPLE_USER)
     finally:

@@ -12,7 +12,8 @@ import pytest
 from elastic.backend import SearchBackend
 from elastic.engines.elasticsearch.backend import ElasticsearchBackend
 from elastic.errors import ModelError
-from elastic.ingest.landing import FileDefaults, ingest_statements, land_statement
+from elastic.ingest import Importer
+from elastic.ingest.landing import FileDefaults, land_statement
 from elastic.ingest.pdf.statement import StatementValues, read_statement
 from elastic.model.plan import Intent, IntentPlan
 from elastic.statement_store import StatementStore
@@ -70,9 +71,8 @@ def test_an_import_lands_as_the_files_do_one_by_one_and_is_searchable_when_it_re
     first, *others = sample_set.statement_pdfs[:4]
     pdfs = [first, first, *others]  # the same file twice: its second landing adds nothing
     with empty_backend(kind, request, tmp_path / "together", embedder) as backend:
-        together = ingest_statements(
-            backend, pdfs, USER, embedder, StatementStore(tmp_path / "together" / "pdfs")
-        )
+        store = StatementStore(tmp_path / "together" / "pdfs")
+        together = Importer(backend, USER, embedder, store).land_all(pdfs)
         assert _searchable(backend, embedder) == _statement_ids(pdfs)
     with empty_backend(kind, request, tmp_path / "alone", embedder) as backend:
         store = StatementStore(tmp_path / "alone" / "pdfs")
@@ -94,7 +94,7 @@ def test_statements_landed_before_a_failure_are_searchable(
     failing = _FailsOnCall(embedder, fail_on=3)  # one call per statement: the third fails
     with empty_backend(kind, request, tmp_path, embedder) as backend:
         with pytest.raises(ModelError, match="the model stopped"):
-            ingest_statements(backend, pdfs, USER, failing, StatementStore(tmp_path / "pdfs"))
+            Importer(backend, USER, failing, StatementStore(tmp_path / "pdfs")).land_all(pdfs)
         assert _searchable(backend, embedder) == _statement_ids(pdfs[:2])
         if isinstance(backend, ElasticsearchBackend):  # the periodic refresh is back on
             for name in (backend.st_index, backend.facts_index):
@@ -110,7 +110,8 @@ def test_elasticsearch_makes_an_import_searchable_once_at_its_end(
     with empty_backend("elasticsearch", request, tmp_path, embedder) as backend:
         assert isinstance(backend, ElasticsearchBackend)
 
-        def progress(done: int, total: int, label: str) -> None:
+        importer = Importer(backend, USER, embedder, StatementStore(tmp_path / "pdfs"))
+        for _ in importer.land_each(pdfs):  # after each file has landed
             intervals = backend.es.indices.get_settings(
                 index=[backend.st_index, backend.facts_index], filter_path="*.settings.index"
             ).body
@@ -121,10 +122,6 @@ def test_elasticsearch_makes_an_import_searchable_once_at_its_end(
                     {i["settings"]["index"].get("refresh_interval") for i in intervals.values()},
                 )
             )
-
-        ingest_statements(
-            backend, pdfs, USER, embedder, StatementStore(tmp_path / "pdfs"), progress
-        )
         assert during == [(0, 0, {"-1"})] * len(pdfs)  # written, not yet searchable
         assert _searchable(backend, embedder) == _statement_ids(pdfs)
         segments = backend.es.cat.segments(index=backend.st_index, format="json").body

@@ -543,7 +543,7 @@ def test_the_ingest_page_shows_a_running_import_and_its_report_later(
         gate.hold()
         return report
 
-    monkeypatch.setattr("llm.ingesting.ingest_file", held_after_landing)
+    monkeypatch.setattr("elastic.ingest.importer.ingest_file", held_after_landing)
     ingest = started(page("ingest_page", "ui.pages.ingest_page"))
     ingest.file_uploader(key="uploads").upload("kites.csv", UPLOAD_CSV.encode(), "text/csv")
     ingest.run()

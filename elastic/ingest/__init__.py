@@ -1,5 +1,6 @@
-"""Ingestion: any bank file in (detected by content), clean transactions and statement pages out."""
+"""Ingestion: any bank file in (detected by content), clean transactions and statement pages out,
+always through an ``Importer`` (``importer.py``)."""
 
-from elastic.ingest.landing import ingest_statements, ingest_transactions
+from elastic.ingest.importer import Importer
 
-__all__ = ["ingest_statements", "ingest_transactions"]
+__all__ = ["Importer"]

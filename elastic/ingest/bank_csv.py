@@ -36,6 +36,7 @@ from dateutil import parser as dateutil_parser
 
 from elastic.ingest import columns, encodings, payment_kinds
 from elastic.ingest.parsed import BalanceFact, ParsedFile, ParsedRow, UnreadableFile
+from elastic.masking import mask_account
 from elastic.model.records import IngestProblem
 
 PROFILES_PATH = Path(__file__).with_name("csv_profiles.toml")
@@ -48,7 +49,7 @@ CONTENT_ROWS = 200  # rows a layout is read from when its columns are read by wh
 CHARSET_SAMPLE = 256 * 1024  # bytes of non-ASCII lines shown to charset-normalizer
 MAPPING_HINT = "map them on the Ingest page"
 
-Sign = Literal["signed", "spend_positive", "debit_credit", "direction_column"]
+Sign = Literal["signed", "spend_positive", "debit_credit", "direction_column", "balance_steps"]
 # Resolution order: earlier roles take a header first.
 ROLES = (
     "date",
@@ -98,6 +99,7 @@ _BAD_BYTE = re.compile(r"[\udc80-\udcff]")
 _YEAR_FIRST = re.compile(r"\s*\d{4}")
 _DATE_TOKEN = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}")
 _DIGITS = re.compile(r"[0-9]+")
+_DIGIT = re.compile(r"\d")
 _NOT_DIGITS = re.compile(r"[^0-9]+")
 _SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2212": "-"})
 # A currency code or symbol stuck to a number ("£1,234.56", "-12,50 €", "SEK 100"); "CR"/"DR"
@@ -105,7 +107,8 @@ _SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2212": 
 _CURRENCY_MARK = r"(?:(?![CcDd][Rr]\b)[^\W\d_]{1,3}\.?|[^\W\d_]{0,2}[$€£¥₹₽₩₺₪₴₱฿])"
 _AMOUNT = re.compile(
     rf"(?P<lead>[-+])?\s*(?:{_CURRENCY_MARK}\s*)?(?P<lead2>[-+])?\s*"
-    rf"(?P<number>\d[\d.,'’ ]*?)\s*(?P<trail>-)?\s*(?:{_CURRENCY_MARK})?\s*(?P<trail2>-)?"
+    rf"(?P<number>\d[\d.,'’ ]*?|[.,]\d{{1,2}})\s*(?P<trail>-)?\s*(?:{_CURRENCY_MARK})?\s*"
+    rf"(?P<trail2>-)?"
 )
 _CELL_CURRENCY = re.compile(r"[€£]|(?<![^\W\d_])[A-Z]{3}(?![^\W\d_])")
 _CR_DR = re.compile(r"(?P<number>.*?\d.*?)\s*(?P<mark>CR|DR|Cr|Dr)\.?")
@@ -179,6 +182,8 @@ class ColumnMapping:
             raise ValueError(f"sign {self.sign} needs an amount column")
         if self.sign == "direction_column" and not self.direction:
             raise ValueError("sign direction_column needs a direction column")
+        if self.sign == "balance_steps" and not self.balance:
+            raise ValueError("sign balance_steps needs a balance column")
         if self.decimal not in (None, ".", ","):
             raise ValueError(f"decimal separator {self.decimal!r} is not '.' or ','")
 
@@ -269,6 +274,7 @@ class _Header:
     mapping: ColumnMapping | None = None
     kind: Literal["profile", "mapped", "generic", "content", "guess"] = "guess"
     reading: columns.Reading | None = None  # how a layout read by content was read
+    sign_note: str | None = None  # how the rows of a layout named by synonyms decided its sign
 
 
 @dataclass(frozen=True)
@@ -327,39 +333,187 @@ def stream(path: Path, mapping: ColumnMapping | None = None) -> ParsedFile:
     _fill_file_values(parsed, layout, chosen, dates)
     parsed.expected_rows = max(_count_lines(path) - (header.line or 0), 0)
     parsed.rows = _stream_rows(path, parsed, layout, chosen, dates)
+    if chosen.sign == "balance_steps":
+        parsed.rows = _signed_by_balance(parsed.rows, parsed)
     return parsed
 
 
 def _stream_rows(
     path: Path, parsed: ParsedFile, layout: _Layout, mapping: ColumnMapping, dates: _DateReader
 ) -> Iterator[ParsedRow]:
-    rows = _RowReader(mapping, layout.header.names, layout.encoding, _config(), dates)
+    """The rows below the header, read as they stream. Records that read as no row wait until
+    the next record shows what they are: lines that continue the row above (its details,
+    its kind), problems (when a row follows), or the preamble of a new section when the
+    header is repeated (an account's or a month's section): that section's rows take the
+    account its lines name."""
+    rows = _RowReader(
+        mapping,
+        layout.header.names,
+        layout.encoding,
+        _config(),
+        dates,
+        short_rows=layout.header.profile is None,
+    )
+    header = _header_key(layout.header.names) if layout.header.line is not None else None
+    keys = _preamble_keys_of(layout)
     newest: date | None = None
+    section = _Section()  # the account the rows in hand belong to, when a section names one
     held: list[ParsedRow] = []  # the last record's rows, until the next shows it is whole
+    # Records since the last row that read as no row, with why (a line continuing a row reads
+    # as none: it has no date).
+    between: list[tuple[int, list[str] | csv.Error, str]] = []
+
+    def settle() -> None:
+        """The records between rows continue the row above, or are problems."""
+        continued = bool(held)
+        for line, cells, reason in between:
+            more = rows.continuation(cells) if isinstance(cells, list) else None
+            if continued and more:
+                for row in held:  # a second line of the row above: its details, its kind
+                    row.description = f"{row.description} {more}"
+                    row.payment_kind = row.payment_kind or payment_kinds.from_text(more)
+                continue
+            continued = False
+            parsed.problems.append(IngestProblem(path.name, f"line {line}", reason))
+        between.clear()
+
     for line, cells in _data_records(path, layout, rows.reads):
-        if held and isinstance(cells, list) and (more := rows.continuation(cells)):
-            for row in held:  # a second line of the row above: its details, its kind
-                row.description = f"{row.description} {more}"
-                row.payment_kind = row.payment_kind or payment_kinds.from_text(more)
-            continue
-        yield from held
-        held.clear()
         try:
             if isinstance(cells, csv.Error):
                 raise ValueError(str(cells))
             items = rows.read(line, cells)
         except ValueError as exc:
-            parsed.problems.append(IngestProblem(path.name, f"line {line}", str(exc)))
+            if header is not None and isinstance(cells, list) and _header_key(cells) == header:
+                # The header again: what stands between the rows and it is the next section's.
+                section = _Section.of(
+                    [c for _, c, _ in between if isinstance(c, list)], keys, section.number + 1
+                )
+                between.clear()
+                yield from held
+                held.clear()
+                continue
+            between.append((line, cells, str(exc)))
             continue
+        if between:
+            settle()
+        yield from held
+        held.clear()
         for item in items:
             if isinstance(item, BalanceFact):
-                parsed.balances.append(item)
+                parsed.balances.append(section.balance(item))
                 continue
             if item.date is not None and (newest is None or item.date > newest):
                 newest = item.date
-            held.append(item)
+            held.append(section.row(item) if section.number > 1 else item)
+    settle()
     yield from held
     _preamble_balances(parsed, layout, mapping, newest)
+
+
+def _header_key(cells: Sequence[str]) -> tuple[str, ...]:
+    """A header as compared with a repeated one: normalised names, trailing empty ones out."""
+    names = [_norm(c) for c in cells]
+    while names and not names[-1]:
+        names.pop()
+    return tuple(names)
+
+
+def _preamble_keys_of(layout: _Layout) -> Mapping[str, tuple[str, ...]]:
+    profile = layout.header.profile
+    return profile.preamble if profile and profile.preamble else _config().preamble
+
+
+@dataclass(frozen=True)
+class _Section:
+    """The account a section of a file names in the lines above its repeated header: its rows
+    and stated balances are that account's (values a row states itself win)."""
+
+    number: int = 1
+    account_no: str | None = None
+    account_name: str | None = None
+    bank_name: str | None = None
+    currency: str | None = None
+
+    @classmethod
+    def of(
+        cls, preamble: Sequence[list[str]], keys: Mapping[str, tuple[str, ...]], number: int
+    ) -> _Section:
+        found: dict[str, str] = {}
+        for _, filled in _preamble_entries(preamble):
+            key, values = _norm(filled[0]).rstrip(":"), filled[1:]
+            for role in ("account_no", "account_name", "bank_name"):
+                if values and key in keys.get(role, ()):
+                    found.setdefault(role, values[0])
+            if key in keys.get("currency", ()):
+                code = next(filter(None, map(_currency_code, values)), None)
+                if code:
+                    found.setdefault("currency", code)
+        if "account_no" in found and "account_name" not in found:
+            found["account_name"] = f"account {mask_account(found['account_no'])}"
+        return cls(number, **found)
+
+    def row(self, row: ParsedRow) -> ParsedRow:
+        row.account_no = row.account_no or self.account_no
+        row.account_name = row.account_name or self.account_name
+        row.bank_name = row.bank_name or self.bank_name
+        row.currency = row.currency or self.currency
+        return row
+
+    def balance(self, fact: BalanceFact) -> BalanceFact:
+        if self.number > 1 and fact.account_no is None and self.account_no:
+            return replace(fact, account_no=self.account_no)
+        return fact
+
+
+BALANCE_WINDOW = 50  # rows that show whether a file lists its oldest or its newest row first
+
+
+def _signed_by_balance(rows: Iterator[ParsedRow], parsed: ParsedFile) -> Iterator[ParsedRow]:
+    """Unsigned amounts signed by the step of the running balance across each row: down is
+    money out. The first rows show the file's order (oldest or newest first); the balance
+    before a row is the one of the row listed before it, or after it when the newest comes
+    first, and a stated opening balance stands before the oldest. A row whose step does not
+    match its amount (a missing row, a balance that does not chain) takes the direction most
+    rows of the first ones take, and the notes say how many did."""
+    window = list(islice(rows, BALANCE_WINDOW))
+    booked = [r for r in window if not r.pending]
+    steps = columns.balance_steps([r.amount for r in booked], [r.balance for r in booked])
+    newest_first = steps is not None and steps.newest_first
+    money_in = steps is not None and steps.follows > steps.opposes
+    opening = next((b.amount for b in parsed.balances if b.name == "opening_balance"), None)
+    guessed = 0
+
+    def signed(row: ParsedRow, before: Decimal | None) -> ParsedRow:
+        nonlocal guessed
+        size = abs(row.amount)
+        step = row.balance - before if row.balance is not None and before is not None else None
+        if step is not None and size and abs(step) == size:
+            row.amount = size if step > 0 else -size
+        else:
+            guessed += bool(size)
+            row.amount = size if money_in else -size
+        return row
+
+    held: ParsedRow | None = None  # newest first: a row waits for the one before it in time
+    before = opening  # oldest first: the balance before the row in hand
+    for row in chain(window, rows):
+        if row.pending:
+            yield row
+        elif newest_first:
+            if held is not None:
+                yield signed(held, row.balance)
+            held = row
+        else:
+            yield signed(row, before)
+            before = row.balance
+    if held is not None:
+        yield signed(held, opening)
+    if guessed:
+        way = "money in" if money_in else "money out"
+        parsed.notes.append(
+            f"{guessed} row(s) whose balance does not step by their amount read as {way}, as "
+            "most rows are"
+        )
 
 
 def _notes(layout: _Layout, mapping: ColumnMapping) -> list[str]:
@@ -374,8 +528,12 @@ def _notes(layout: _Layout, mapping: ColumnMapping) -> list[str]:
             notes.append("no header row: columns read by what they hold")
         notes.extend(r.sentence() for r in reading.readings)
         notes.extend(reading.notes)
+    elif layout.header.sign_note:
+        notes.append(layout.header.sign_note)
     elif mapping.sign == "spend_positive":
         notes.append("amounts read as card spend: positive = money out")
+    elif mapping.sign == "balance_steps":
+        notes.append(columns.BALANCE_STEPS_NOTE)
     elif mapping.sign == "debit_credit":
         notes.append("amounts read from a debit and a credit column: money out, money in")
     if not mapping.date_formats and mapping.day_first is not None and _decided_by_file(layout):
@@ -418,18 +576,16 @@ def _count_lines(path: Path) -> int:
 def _preamble_balances(
     parsed: ParsedFile, layout: _Layout, mapping: ColumnMapping, newest: date | None
 ) -> None:
-    """Balances a preamble states ("Ledger Balance:,13532.14", "Saldo;150,00;EUR"), as of the
-    end of the stated period, else of the newest row."""
+    """Balances a preamble states ("Ledger Balance:,13532.14", "Saldo;150,00;EUR", or a row
+    of names over a row of values), as of the end of the stated period, else of the newest
+    row."""
     keys = _config().preamble
     numbers = _NumberReader(mapping.decimal or ".", mapping.thousands)
     as_of = parsed.period[1] if parsed.period else newest
     if as_of is None:
         return
     stated = {b.name for b in parsed.balances}
-    for number, cells in enumerate(layout.preamble, start=1):
-        filled = [c.strip() for c in cells if c.strip()]
-        if len(filled) == 1 and ":" in filled[0]:
-            filled = [part.strip() for part in filled[0].split(":", 1)]
+    for number, filled in _preamble_entries(layout.preamble):
         if len(filled) < 2:
             continue
         key = _norm(filled[0]).rstrip(":")
@@ -443,6 +599,31 @@ def _preamble_balances(
             currency = next(filter(None, map(_currency_code, filled[2:])), parsed.currency)
             parsed.balances.append(BalanceFact(name, amount, currency, as_of, f"line {number}"))
             stated.add(name)
+
+
+def _preamble_entries(preamble: Sequence[list[str]]) -> list[tuple[int, list[str]]]:
+    """The preamble's statements, each a key and its values with the record it is on: a
+    "key;value…" or "key: value" line, or each column of a row of three or more names over a
+    row of the same width that holds figures ("Currency;Closing balance;…" over
+    "RUR;82 604,01;…")."""
+    records = [[c.strip() for c in cells] for cells in preamble]
+    entries: list[tuple[int, list[str]]] = []
+    number = 0
+    while number < len(records):
+        cells, below = records[number], records[number + 1] if number + 1 < len(records) else []
+        number += 1
+        filled = [c for c in cells if c]
+        table = len(filled) >= 3 and _names_row(cells) and len(below) == len(cells)
+        if table and any(map(_DIGIT.search, below)):
+            pairs = zip(cells, below, strict=True)
+            entries += [(number + 1, [key, value]) for key, value in pairs if key and value]
+            number += 1
+            continue
+        if len(filled) == 1 and ":" in filled[0]:
+            filled = [part.strip() for part in filled[0].split(":", 1)]
+        if filled:
+            entries.append((number, filled))
+    return entries
 
 
 def inspect(path: Path) -> CsvLayout:
@@ -584,13 +765,34 @@ def _has_columns(mapping: ColumnMapping, index: Mapping[str, int]) -> bool:
     return all(_norm(c) in index for c in mapping.money_columns)
 
 
-def _match_profile(index: Mapping[str, int], config: _Config) -> _Profile | None:
+def _match_profile(
+    names: tuple[str, ...], config: _Config, below: Sequence[list[str]] = ()
+) -> _Profile | None:
+    """The profile whose identifying headers ``names`` holds, the most of them winning. A bank's
+    profile must also read a row of ``below`` (the first records under the header): a layout
+    whose names it shares but whose values it cannot read is no export of that bank, and is
+    read by synonyms or content instead. FinSync's own schema is a contract: its bad rows are
+    reported."""
+    index = _index(names)
+    rows = [cells for cells in below if any(c.strip() for c in cells)][:SAMPLE_ROWS]
     matches = [
         p
         for p in config.profiles
-        if all(n in index for n in p.identify) and _has_columns(p.mapping, index)
+        if all(n in index for n in p.identify)
+        and _has_columns(p.mapping, index)
+        and (
+            not rows
+            or p.format == PROJECT_PROFILE
+            or any(_reader(p, names, config).reads(cells) for cells in rows)
+        )
     ]
     return max(matches, key=lambda p: len(p.identify), default=None)
+
+
+def _reader(profile: _Profile, names: tuple[str, ...], config: _Config) -> _RowReader:
+    mapping = profile.mapping
+    dates = _DateReader(mapping.date, mapping.date_formats, mapping.day_first)
+    return _RowReader(mapping, names, "utf-8", config, dates)
 
 
 def _generic_mapping(names: tuple[str, ...], config: _Config) -> ColumnMapping | None:
@@ -786,16 +988,18 @@ def _find_header(text: str, mapping: ColumnMapping | None) -> _Header | None:
     best: _Header | None = None
     best_rank: tuple[int, int, int] | None = None
     for delimiter in DELIMITERS:
-        for record, (line, cells) in enumerate(_head_records(text, delimiter)[:HEADER_SEARCH]):
+        records = _head_records(text, delimiter)
+        for record, (line, cells) in enumerate(records[:HEADER_SEARCH]):
             if sum(bool(c.strip()) for c in cells) < 2:
                 continue
             names = _header_names(cells)
             index = _index(names)
             found = _Header(delimiter, names, record + 1, line)
+            below = [c for _, c in records[record + 1 : record + 1 + 2 * SAMPLE_ROWS]]
             if mapping is not None:
                 found = replace(found, mapping=mapping, kind="mapped")
                 rank = (3, 0) if _has_columns(mapping, index) else None
-            elif profile := _match_profile(index, config):
+            elif profile := _match_profile(names, config, below):
                 found = replace(
                     found,
                     quote=profile.quote,
@@ -839,7 +1043,12 @@ def _content_header(text: str, config: _Config) -> _Header | None:
         block = [(i, cells) for i, cells in filled if len(cells) == width]
         first, first_cells = block[0]
         named = _names_row(first_cells)
-        data = [cells for _, cells in (block[1:] if named else block)]
+        # Below a header, its repeats (one per section of the file) are no data.
+        data = [
+            cells
+            for _, cells in (block[1:] if named else block)
+            if not named or _header_key(cells) != _header_key(first_cells)
+        ]
         if not data:
             continue
         names = (
@@ -899,8 +1108,7 @@ def _match_headerless(text: str, config: _Config) -> _Header | None:
                 len(c) >= width and not any(x.strip() for x in c[width:]) for c in first
             ):
                 mapping = profile.mapping
-                dates = _DateReader(mapping.date, mapping.date_formats, mapping.day_first)
-                rows = _RowReader(mapping, profile.header, "utf-8", config, dates)
+                rows = _reader(profile, profile.header, config)
                 try:
                     for cells in first:
                         rows.read(0, cells)
@@ -965,26 +1173,41 @@ def _layout(path: Path, mapping: ColumnMapping | None) -> _Layout:
         encoding = promised
         head = raw.decode(encoding, errors="replace")
     if header.kind == "generic" and header.mapping is not None:
-        header = replace(header, mapping=_card_sign(header, head))
+        header = _sign_from_rows(header, head)
     preamble_end = header.skip - 1 if header.line is not None else header.skip
     above = _head_records(head, header.delimiter, header.quote)[: max(preamble_end, 0)]
     return _Layout(encoding, header, tuple(cells for _, cells in above), head)
 
 
-def _card_sign(header: _Header, head: str) -> ColumnMapping:
-    """A layout named by synonyms whose amounts are all positive and whose columns name a card
-    prints the card's spend as positive, as the content reading decides it."""
+def _sign_from_rows(header: _Header, head: str) -> _Header:
+    """A layout named by synonyms with one amount column reads its sign convention from its
+    first rows as the content reading does (``columns.decide_sign``): their wording, the
+    running balance of an account (down on money out: all of the amounts, or row by row when
+    they are unsigned and go both ways), and columns that name a card."""
     mapping = header.mapping
     assert mapping is not None
-    if mapping.sign != "signed" or not any(map(payment_kinds.names_a_card, header.names)):
-        return mapping
-    at = _index(header.names).get(_norm(str(mapping.amount)))
+    if mapping.sign != "signed":
+        return header
     records = _head_records(head, header.delimiter, header.quote)[header.skip :]
-    values = [columns.amount_value(c[at]) for _, c in records if at is not None and at < len(c)]
-    values = [v for v in values if v is not None]
-    if values and all(v > 0 for v in values):
-        return replace(mapping, sign="spend_positive")
-    return mapping
+    index = _index(header.names)
+
+    def cells(name: str | None) -> list[str]:
+        at = index.get(_norm(name)) if name else None
+        return [c[at] if at is not None and at < len(c) else "" for _, c in records]
+
+    def money(name: str | None) -> list[Decimal | None]:
+        return [columns.amount_value(c) if c.strip() else None for c in cells(name)]
+
+    sign, note, _ = columns.decide_sign(
+        money(mapping.amount),
+        cells(mapping.description[0] if mapping.description else mapping.merchant),
+        money(mapping.balance) if mapping.balance else None,
+        _card_credit,
+        any(map(payment_kinds.names_a_card, header.names)),
+    )
+    if sign == "signed":
+        return header
+    return replace(header, mapping=replace(mapping, sign=sign), sign_note=note)  # type: ignore[arg-type]
 
 
 def _codec(encoding: str) -> str:
@@ -1008,16 +1231,12 @@ def _format_name(header: _Header, mapping: ColumnMapping) -> str:
 def _fill_file_values(
     parsed: ParsedFile, layout: _Layout, mapping: ColumnMapping, dates: _DateReader
 ) -> None:
-    """What the file states for all its rows: in "key;value" lines above the header (under the
-    keys its profile names), in a money header such as "Amount (EUR)", or by its layout."""
+    """What the file states for all its rows: in "key;value" lines above the header or a row of
+    names over a row of values (under the keys its profile names), in a money header such as
+    "Amount (EUR)", or by its layout."""
     profile = layout.header.profile
     keys = profile.preamble if profile and profile.preamble else _config().preamble
-    for cells in layout.preamble:
-        filled = [c.strip() for c in cells if c.strip()]
-        if len(filled) == 1 and ":" in filled[0]:
-            filled = [part.strip() for part in filled[0].split(":", 1)]
-        if not filled:
-            continue
+    for _, filled in _preamble_entries(layout.preamble):
         key, values = _norm(filled[0]).rstrip(":"), filled[1:]
         for role in ("account_no", "account_name", "bank_name"):
             if values and key in keys.get(role, ()) and getattr(parsed, role) is None:
@@ -1215,7 +1434,7 @@ class _NumberReader:
         if self._plain.fullmatch(text) and len(text) < 16:  # the common case, quickly
             value = Decimal(text.replace(self._decimal, ".")).quantize(CENT)
             return value or abs(value)
-        text = text.translate(_SPACES)
+        text = columns.unframed(text).translate(_SPACES)
         marked = _CR_DR.fullmatch(text)
         if marked:  # "12.50 DR", "1,100.00 CR": the mark says which way
             value = abs(self._read(marked["number"], raw, column))
@@ -1237,6 +1456,7 @@ class _NumberReader:
 
     def _digits(self, number: str, raw: str, column: str) -> Decimal:
         whole, _, fraction = number.partition(self._decimal)
+        whole = whole or "0"  # ",01": no digit before the decimal mark
         if not _DIGITS.fullmatch(fraction or "0"):
             raise ValueError(f"{column} {raw!r} is not a number")
         if not _DIGITS.fullmatch(whole):
@@ -1280,7 +1500,11 @@ class _RowReader:
         encoding: str,
         config: _Config,
         dates: _DateReader,
+        short_rows: bool = False,
     ) -> None:
+        """``short_rows``: a row that leaves out trailing columns is read with them empty, as
+        long as it reaches the date and money columns (a layout no profile promises: exports
+        that drop trailing empty fields); otherwise such a row lost values or moved."""
         index = _index(names)
 
         def at(name: str | None) -> int | None:
@@ -1298,6 +1522,9 @@ class _RowReader:
         self._description = [i for i in map(at, mapping.description) if i is not None]
         # A row must reach every column the mapping reads; a shorter one lost values or moved.
         self._reach = 1 + max([i for _, i in self._present] + self._description, default=0)
+        landing = [mapping.date, mapping.amount, mapping.debit, mapping.credit, mapping.direction]
+        needed = [i for i in map(at, landing) if i is not None]
+        self._needed = 1 + max(needed, default=0) if short_rows else self._reach
         self._dates = dates
         self._numbers = _NumberReader(mapping.decimal or ".", mapping.thousands)
         self._pending = {v.casefold() for v in mapping.pending_values or config.pending}
@@ -1338,7 +1565,9 @@ class _RowReader:
         if len(cells) > self._width and any(c.strip() for c in cells[self._width :]):
             raise ValueError("more values than columns")
         if len(cells) < self._reach:
-            raise ValueError(f"fewer values than columns ({len(cells)} of {self._width})")
+            if len(cells) < self._needed:
+                raise ValueError(f"fewer values than columns ({len(cells)} of {self._width})")
+            cells = cells + [""] * (self._reach - len(cells))
         joined = "\t".join(cells)
         if "\ufffd" in joined:
             raise ValueError(f"text is not valid {self._encoding}")
@@ -1360,6 +1589,18 @@ class _RowReader:
         if not values["date"] and payment_kinds.is_summary(text or _first_text(cells)):
             return []  # a total line under the rows
         missing = self._missing(values)
+        stated = payment_kinds.balance_text(text)
+        if stated and values["date"] and values["balance"] and missing and m.date not in missing:
+            # "Opening balance" with its figure in the balance column, none in the amount's
+            return [
+                BalanceFact(
+                    stated,
+                    self._numbers.read(values["balance"], str(m.balance)),
+                    self._currency(values["currency"]),
+                    self._dates.read(values["date"]),
+                    f"line {line}",
+                )
+            ]
         if not text:
             missing.append(" + ".join(m.description) or "description")
         if missing:
@@ -1372,8 +1613,7 @@ class _RowReader:
                 raise
             when = None  # not booked yet: counted as pending, lands once booked
         amount = self._amount(values)
-        stated = payment_kinds.balance_text(text) if when is not None else None
-        if stated is not None:  # "Saldo Anterior", "Opening balance" printed as a row
+        if stated is not None and when is not None:  # "Saldo Anterior" printed as a row
             return [
                 BalanceFact(
                     stated, amount, self._currency(values["currency"]), when, f"line {line}"
@@ -1464,6 +1704,8 @@ class _RowReader:
         amount = self._numbers.read(values["amount"], str(m.amount))
         if m.sign == "spend_positive":
             amount = -amount
+        elif m.sign == "balance_steps":  # signed by the balance's step (_signed_by_balance)
+            amount = abs(amount)
         elif m.sign == "direction_column":
             way = values["direction"].casefold()
             if way not in self._debit | self._credit:

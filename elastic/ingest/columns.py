@@ -36,13 +36,19 @@ _DATE_PATTERNS = tuple(
 )
 _AMOUNT = re.compile(
     r"\(?[-+]?\s*(?:[^\W\d_]{1,3}\.?\s*|[$€£¥₹₽₩₺₪₴₱฿]\s*)?[-+]?\s*"
-    r"(?P<number>\d{1,3}(?:[.,'’ \u00a0]\d{3})*(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?)"
+    r"(?P<number>\d{1,3}(?:[.,'’ \u00a0]\d{3})*(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?|[.,]\d{1,2})"
     r"\s*-?\s*(?:[^\W\d_]{1,3}|[$€£¥₹₽₩₺₪₴₱฿])?\)?"
 )
 _FRACTION = re.compile(r"[.,]\d{1,2}\)?\s*(?:[^\W\d_]{1,3}|[$€£¥₹₽₩₺₪₴₱฿])?\)?$")
 _LETTER = re.compile(r"[^\W\d_]")
 _DIGIT = re.compile(r"\d")
 _IBAN_OR_NUMBER = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9 ]{8,30}|[\d/ -]{6,}")
+BORDERS = "|¦"  # table borders a printed layout leaves around a value ("26851.95|")
+
+
+def unframed(cell: str) -> str:
+    """A cell's value without the spaces and table borders around it."""
+    return cell.strip().strip(BORDERS).strip()
 
 
 @cache
@@ -108,7 +114,7 @@ def _is_date(cell: str) -> bool:
 
 
 def amount_value(cell: str) -> Decimal | None:
-    text = cell.strip()
+    text = unframed(cell)
     if not _DIGIT.search(text):
         return None
     crdr = re.fullmatch(r"(.*?)\s*\b(CR|DR|Cr|Dr)\.?", text)
@@ -122,7 +128,7 @@ def amount_value(cell: str) -> Decimal | None:
     )
     fraction = re.search(r"[.,](\d{1,2})$", number)
     whole = number[: fraction.start()] if fraction else number
-    whole = whole.replace(".", "").replace(",", "")
+    whole = whole.replace(".", "").replace(",", "") or "0"
     try:
         value = Decimal(f"{whole}.{fraction.group(1) if fraction else '0'}")
     except InvalidOperation:
@@ -276,6 +282,7 @@ def read(
             )
         ):
             taken[s.position] = ("payment_type", "its values name kinds of payment", True)
+    _one_currency(taken)
     # Account numbers: a constant column of digits or an IBAN.
     for s in stats:
         if s.position in taken:
@@ -386,24 +393,98 @@ def _balances(
             after.position: ("balance", f"the balance before plus the amount ({amount.name})"),
         }
     for amount, balance in permutations(money, 2):
-        a, b = values[amount.position], values[balance.position]
-        steps = [
-            (b[i - 1], b[i], a[i - 1], a[i])
-            for i in range(1, len(a))
-            if None not in (b[i - 1], b[i], a[i - 1], a[i])
-        ]
-        if not steps:
-            continue
-        oldest_first = sum(prev + now_a == now for prev, now, _, now_a in steps)  # type: ignore[operator]
-        newest_first = sum(now + prev_a == prev for prev, now, prev_a, _ in steps)  # type: ignore[operator]
-        if max(oldest_first, newest_first) >= 0.8 * len(steps):
+        if balance_steps(values[amount.position], values[balance.position]) is not None:
             return {
                 balance.position: (
                     "balance",
-                    f"each value is the one before plus the row's amount ({amount.name})",
+                    f"each value is the one before plus or minus the row's amount ({amount.name})",
                 )
             }
     return {}
+
+
+@dataclass(frozen=True)
+class BalanceSteps:
+    """How a running balance moves against the amounts printed beside it, in the row order it
+    chains in: by the amount as printed (``follows``) or by minus it (``opposes``)."""
+
+    follows: int
+    opposes: int
+    steps: int  # rows with an amount and a balance, and one before them in that order
+    newest_first: bool = False  # the order they chain in: the rows list the newest first
+
+    @property
+    def decided(self) -> int:
+        return self.follows + self.opposes
+
+
+def balance_steps(
+    amounts: Sequence[Decimal | None], balances: Sequence[Decimal | None]
+) -> BalanceSteps | None:
+    """How ``balances`` step with ``amounts`` (a row's balance is the one before it plus or
+    minus its amount), oldest or newest row first, whichever chains more rows; None when
+    fewer than 80% of the steps are an amount: then the column is no running balance of
+    them. Amounts of 0 show no direction and are left out."""
+    best: BalanceSteps | None = None
+    for newest_first in (False, True):
+        follows = opposes = steps = 0
+        for i in range(1, len(amounts)):
+            if newest_first:  # row i - 1 is the later one: its amount made the step
+                older, newer, amount = balances[i], balances[i - 1], amounts[i - 1]
+            else:
+                older, newer, amount = balances[i - 1], balances[i], amounts[i]
+            if older is None or newer is None or not amount:
+                continue
+            steps += 1
+            follows += newer - older == amount
+            opposes += newer - older == -amount
+        found = BalanceSteps(follows, opposes, steps, newest_first)
+        if (
+            steps
+            and found.decided >= 0.8 * steps
+            and (best is None or found.decided > best.decided)
+        ):
+            best = found
+    return best
+
+
+def sign_by_balance(steps: BalanceSteps, signed: bool) -> tuple[str, str] | None:
+    """The sign convention a running balance shows, and the sentence that says so; None when
+    it shows none. ``signed``: whether some amounts are negative. The balance is the money
+    held: it steps down on money out."""
+    if steps.opposes and steps.opposes >= 0.8 * steps.decided:
+        return "spend_positive", (
+            "amounts read as money out when positive: the balance steps down by each "
+            "positive amount"
+        )
+    if steps.follows and steps.follows >= 0.8 * steps.decided:
+        return "signed", (
+            "amounts read as signed: negative = money out, as the balance steps with them"
+        )
+    if not signed and steps.follows and steps.opposes:
+        return "balance_steps", BALANCE_STEPS_NOTE
+    return None
+
+
+BALANCE_STEPS_NOTE = (
+    "amounts are unsigned: each row's direction is read from its balance's step (down = money out)"
+)
+
+
+def _one_currency(taken: dict[int, tuple[str, str, bool]]) -> None:
+    """Of several currency columns (an amount in the currency it was paid in, and again in the
+    account's), the first after the amount column read (else the last before it): the currency
+    of those amounts."""
+    found = sorted(p for p, (role, _, _) in taken.items() if role == "currency")
+    money = [p for p, (role, _, _) in taken.items() if role in ("amount", "debit", "credit")]
+    if len(found) < 2 or not money:
+        return
+    after = [p for p in found if p > max(money)]
+    chosen = after[0] if after else found[-1]
+    taken[chosen] = ("currency", "every cell is an ISO 4217 code; the amounts' currency", True)
+    for position in found:
+        if position != chosen:
+            taken[position] = ("", "another currency column (of other amounts)", True)
 
 
 def _debit_credit(
@@ -438,26 +519,43 @@ def _sign_of(
     credit_words: Callable[[str], bool],
     card: bool,
 ) -> tuple[str, str, bool]:
-    """ "signed" or "spend_positive", the sentence that states it, and whether the cells
-    decide it."""
-    amount = next(s for s in stats if taken.get(s.position, ("",))[0] == "amount")
-    description = next(s for s in stats if taken.get(s.position, ("",))[0] == "description")
-    amounts = values[amount.position]
-    texts = description.values
+    """``decide_sign`` for the columns read as the amount, the description and the balance."""
+    role = {t[0]: p for p, t in taken.items()}
+    description = next(s for s in stats if s.position == role["description"])
+    balances = values[role["balance"]] if "balance" in role else None
+    return decide_sign(values[role["amount"]], description.values, balances, credit_words, card)
+
+
+def decide_sign(
+    amounts: Sequence[Decimal | None],
+    texts: Sequence[str],
+    balances: Sequence[Decimal | None] | None,
+    credit_words: Callable[[str], bool],
+    card: bool,
+) -> tuple[str, str, bool]:
+    """The sign convention of one amount column ("signed", "spend_positive" or
+    "balance_steps"), the sentence that states it, and whether the rows decide it: from their
+    wording (negative rows that pay a card off or refund it), the running balance's direction
+    (an account's balance steps down on money out), and column names that say the export is a
+    card's (``card``)."""
     negatives = [t for v, t in zip(amounts, texts, strict=True) if v is not None and v < 0]
     positives = [t for v, t in zip(amounts, texts, strict=True) if v is not None and v > 0]
+    steps = balance_steps(amounts, balances) if balances is not None else None
+    # A card's balance may be what is owed, which steps up with the spend: only an account's
+    # says which way money went.
+    by_balance = sign_by_balance(steps, bool(negatives)) if steps and not card else None
     if negatives and positives:
         negative_credits = sum(map(credit_words, negatives)) / len(negatives)
         positive_credits = sum(map(credit_words, positives)) / len(positives)
         if negative_credits >= 0.5 and positive_credits < 0.2 and len(positives) > len(negatives):
-            return (
-                "spend_positive",
-                (
-                    "amounts read as card spend: positive = money out (the negative rows are "
-                    "payments to the card and refunds)"
-                ),
-                True,
+            note = (
+                "amounts read as card spend: positive = money out (the negative rows are "
+                "payments to the card and refunds)"
             )
+            agrees = by_balance is None or by_balance[0] == "spend_positive"
+            return "spend_positive", note, agrees
+    if by_balance is not None:
+        return by_balance[0], by_balance[1], True
     if positives and not negatives and card:
         note = "every amount is positive and the columns name a card: read as card spend "
         return "spend_positive", note + "(positive = money out)", False

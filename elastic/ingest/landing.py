@@ -33,7 +33,7 @@ from elastic.ingest.cleaning import (
     find_transfer_pairs,
     normalise_merchant,
 )
-from elastic.ingest.formats import detect
+from elastic.ingest.formats import HEAD_BYTES, detect, is_pdf
 from elastic.ingest.parsed import (
     BalanceFact,
     ParsedFile,
@@ -312,16 +312,13 @@ def _count_writes(
 
 class _FileRows:
     """What the file's facts need from its rows, kept while they stream past: account names,
-    and the rows at both ends of a running balance column."""
+    and per account the rows at both ends of a running balance column (a file may hold
+    several accounts, one after the other)."""
 
     def __init__(self) -> None:
         self.names: dict[str, str] = {}  # account_no → account_name, one entry per account
         self._seen = 0
-        self._first: ParsedRow | None = None  # the first and last booked, dated rows
-        self._last: ParsedRow | None = None
-        # Rows with a balance, earliest and latest by (date, file order) and by (date, reverse
-        # file order): which of the two applies is known once the last row is seen.
-        self._ends: dict[str, tuple[tuple[date, int], ParsedRow]] = {}
+        self._accounts: dict[str, _AccountEnds] = {}
 
     def see(self, row: ParsedRow) -> None:
         if row.account_no and row.account_name:
@@ -329,6 +326,30 @@ class _FileRows:
         if not row.date or row.pending:
             return
         index, self._seen = self._seen, self._seen + 1
+        key = row.account_no or row.account_name or ""
+        ends = self._accounts.get(key)
+        if ends is None:
+            ends = self._accounts[key] = _AccountEnds()
+        ends.see(row, index)
+
+    def running_balances(self, currency: str | None) -> list[BalanceFact]:
+        """Opening and closing balances from a running balance column, for files that state
+        none: per account, the balance after its newest row and before its oldest."""
+        return [fact for ends in self._accounts.values() for fact in ends.balances(currency)]
+
+
+class _AccountEnds:
+    """One account's first and last booked, dated rows, and its rows with a balance earliest
+    and latest by (date, file order) and by (date, reverse file order): which of the two
+    applies is known once the last row is seen."""
+
+    def __init__(self) -> None:
+        self._first: ParsedRow | None = None
+        self._last: ParsedRow | None = None
+        self._ends: dict[str, tuple[tuple[date, int], ParsedRow]] = {}
+
+    def see(self, row: ParsedRow, index: int) -> None:
+        assert row.date is not None
         self._first = self._first or row
         self._last = row
         if row.balance is None:
@@ -340,15 +361,18 @@ class _FileRows:
             if high is None or key > high[0]:
                 self._ends[f"{name}-high"] = (key, row)
 
-    def running_balances(self, currency: str | None) -> list[BalanceFact]:
-        """Opening and closing balances from a running balance column, for files that state
-        none: the balance after the newest row, and before the oldest. Rows of one day keep
-        file order read in the file's direction (exports list newest first or oldest first)."""
+    def balances(self, currency: str | None) -> list[BalanceFact]:
+        """The balance after the newest row, and before the oldest. Rows of one day keep file
+        order read in the file's direction (exports list newest first or oldest first)."""
         if self._first is None or self._last is None or not self._ends:
             return []
+        assert self._first.date is not None and self._last.date is not None
         way = "down" if self._first.date > self._last.date else "up"
         first, last = self._ends[f"{way}-low"][1], self._ends[f"{way}-high"][1]
+        assert first.balance is not None and last.balance is not None
+        assert first.date is not None and last.date is not None
         currency = last.currency or currency
+        account = last.account_no
         return [
             BalanceFact(
                 "opening_balance",
@@ -356,8 +380,11 @@ class _FileRows:
                 currency,
                 first.date,
                 first.location,
+                account,
             ),
-            BalanceFact("closing_balance", last.balance, currency, last.date, last.location),
+            BalanceFact(
+                "closing_balance", last.balance, currency, last.date, last.location, account
+            ),
         ]
 
 
@@ -532,6 +559,7 @@ class _Writer:
         self._progress = progress
         self.expected = expected
         self.failures: list[IngestProblem] = []
+        self.kinds_given = 0  # rows stored before that this import gave a payment kind
         self._batch: list[Transaction] = []
         self._hidden = False  # whether batches were written that are not searchable yet
         self._sender = (
@@ -598,7 +626,22 @@ class _Writer:
     def _count(self, batch: list[Transaction], counts: WriteCounts) -> None:
         where = {tx.transaction_id: tx.location for tx in batch} if counts.failed else {}
         _count_writes(self._report, counts, where, self.failures)
+        if counts.skipped:
+            self.kinds_given += _give_kinds(self._backend, self._user_id, batch)
         self._progress(self.stored, max(self.expected, self.stored), self._report.source)
+
+
+def _give_kinds(backend: SearchBackend, user_id: str, batch: Sequence[Transaction]) -> int:
+    """Rows of ``batch`` already stored without a payment kind (stored before kinds were read)
+    get the kind this import read; rows stored with one keep it. The rows read again name the
+    kind from what the file says (OFX TRNTYPE, SWIFT and GVC codes, type columns, descriptors),
+    which a stored row's descriptor alone may not."""
+    kinds = {tx.transaction_id: tx.payment_kind for tx in batch if tx.payment_kind}
+    if not kinds:
+        return 0
+    stored = backend.stored_transactions(user_id, list(kinds))
+    lacking = {i: kind for i, kind in kinds.items() if i in stored and not stored[i].payment_kind}
+    return backend.set_payment_kinds(user_id, lacking) if lacking else 0
 
 
 def land_parsed(
@@ -666,6 +709,11 @@ def land_parsed(
     writer.finish()
     resolved, report.assumed = account.resolve()
     report.notes = list(parsed.notes)
+    if writer.kinds_given:
+        report.notes.append(
+            f"{writer.kinds_given:,} row(s) stored before now say how the money moved "
+            "(payment kind)"
+        )
     report.problems.extend([*parsed.problems, *bad, *writer.failures])
     if stopped is not None:
         report.problems.append(stopped)
@@ -788,6 +836,7 @@ def ingest_file(
 
     Statement PDFs need the embedder and the statement store; bank exports do not.
     """
+    given = defaults or FileDefaults()
     report = IngestReport(source=path.name)
     try:
         parsed = read_export(path, mapping)
@@ -797,38 +846,15 @@ def ingest_file(
         report.problems.append(IngestProblem(path.name, "file", str(exc)))
         return report
     if parsed is None:
+        assert embedder is not None and store is not None
         return land_statement(
-            backend,
-            path,
-            user_id,
-            embedder,
-            store,
-            defaults or FileDefaults(),
-            default_currency,
-            progress,
-            fallback,
+            backend, path, user_id, embedder, store, given, default_currency, progress, fallback
         )
     report.format = parsed.format
-    land_parsed(
-        backend,
-        parsed,
-        user_id,
-        report,
-        defaults or FileDefaults(),
-        default_currency,
-        progress,
-        fallback,
-    )
+    land_parsed(backend, parsed, user_id, report, given, default_currency, progress, fallback)
     report.problems.sort(key=lambda p: _line_number(p.location))
     log.info("ingested %s (%s): %s", path.name, report.format, report.summary())
     return report
-
-
-def ingest_transactions(
-    backend: SearchBackend, path: Path, user_id: str, progress: Progress = _no_progress
-) -> IngestReport:
-    """Land one bank export of any format (the ``ingest transactions`` alias)."""
-    return ingest_file(backend, path, user_id, progress=progress)
 
 
 def _line_number(location: str) -> int:
@@ -1023,54 +1049,107 @@ def _land_read(
     return report
 
 
-def ingest_statements(
+def land_files(
     backend: SearchBackend,
-    pdfs: Sequence[Path],
+    paths: Sequence[Path],
     user_id: str,
-    embedder: Embedder,
-    store: StatementStore,
+    embedder: Embedder | None = None,
+    store: StatementStore | None = None,
+    defaults: FileDefaults | None = None,
+    default_currency: str = "USD",
     progress: Progress = _no_progress,
-) -> IngestReport:
-    """Every statement PDF landed (the ``ingest statements`` alias); one report for all.
+    mapping_of: Callable[[Path], bank_csv.ColumnMapping | None] = lambda _: None,
+    fallback: CategoryFallback | None = None,
+) -> Iterator[IngestReport]:
+    """Every file landed in turn (``ingest_file``), each report yielded once its file is done.
 
-    The next file is read and its new pages embedded on a thread of its own while one is
-    stored (the model and the store's client release the GIL). The pages and facts become
-    searchable together, once the last file has landed or one has failed, so the store does
-    not index each file's on its own; the rows are searchable as each file lands, since the
-    next file's rows are matched against them.
+    The next statement PDF is read and its new pages embedded on a thread of its own while the
+    file before it is stored (the model and the store's client release the GIL). Statement
+    pages and facts become searchable together, once the last file has landed, one has failed
+    or the caller stops asking for reports, so the store does not index each file's on its
+    own; rows are searchable as each file lands, since the next file's rows are matched
+    against them. ``mapping_of(path)`` is the column reading chosen for an export's layout.
     """
-    report = IngestReport()
+    given = defaults or FileDefaults()
+    statements = [embedder is not None and store is not None and _is_pdf(p) for p in paths]
 
     def prepare(path: Path) -> _Prepared:
-        read = _read_statement(path, user_id, store, FileDefaults(), "USD")
+        assert embedder is not None and store is not None  # only PDFs are prepared
+        read = _read_statement(path, user_id, store, given, default_currency)
         if isinstance(read, IngestProblem) or not read[1].chunks:
             return read, None
         return read, _embed_new_pages(backend, embedder, user_id, read[1].chunks)
 
+    hidden = False  # statement pages and facts written unsearchable so far
+
+    def landed(path: Path, prepared: Future[_Prepared], progress: Progress) -> IngestReport:
+        """A statement PDF read ahead, landed."""
+        nonlocal hidden
+        assert embedder is not None and store is not None
+        read, pages = prepared.result()
+        hidden = hidden or pages is not None
+        return _land_read(
+            backend,
+            path,
+            read,
+            user_id,
+            embedder,
+            store,
+            default_currency,
+            progress,
+            fallback,
+            pages,
+        )
+
     with ThreadPoolExecutor(1, thread_name_prefix="finsync-read-pdf") as reader:
-        # One file ahead: read and embedded while the one before it is stored.
-        ahead: Future[_Prepared] | None = reader.submit(prepare, pdfs[0]) if pdfs else None
+        ahead: dict[int, Future[_Prepared]] = {}
+
+        def read_ahead(start: int) -> None:
+            """The first statement PDF from ``start`` on, read and embedded meanwhile."""
+            nxt = next((i for i in range(start, len(paths)) if statements[i]), None)
+            if nxt is not None and nxt not in ahead:
+                ahead[nxt] = reader.submit(prepare, paths[nxt])
+
         try:
-            for done, pdf in enumerate(pdfs, start=1):
-                assert ahead is not None  # submitted for every file
-                read, pages = ahead.result()
-                ahead = reader.submit(prepare, pdfs[done]) if done < len(pdfs) else None
-                landed = _land_read(
-                    backend, pdf, read, user_id, embedder, store, "USD", pages=pages
-                )
-                report.merge(landed)
-                progress(done, len(pdfs), pdf.name)
-        except BaseException:
-            if ahead is not None:
-                ahead.cancel()
-            try:
-                _statements_searchable(backend, embedder, user_id)
-            except BackendError as exc:  # the failure that got here is the one to report
-                log.warning("could not make the statements landed so far searchable: %s", exc)
+            read_ahead(0)
+            for index, path in enumerate(paths):
+                if not statements[index]:
+                    yield ingest_file(
+                        backend,
+                        path,
+                        user_id,
+                        embedder,
+                        store,
+                        given,
+                        default_currency,
+                        progress,
+                        mapping_of(path),
+                        fallback,
+                    )
+                    continue
+                prepared = ahead.pop(index)
+                read_ahead(index + 1)
+
+                yield landed(path, prepared, progress)
+        except BaseException:  # a failure, or the caller stopped asking (GeneratorExit)
+            for waiting in ahead.values():
+                waiting.cancel()
+            if hidden and embedder is not None:
+                try:
+                    _statements_searchable(backend, embedder, user_id)
+                except BackendError as exc:  # the failure that got here is the one to report
+                    log.warning("could not make the statements landed so far searchable: %s", exc)
             raise
-        _statements_searchable(backend, embedder, user_id)
-    log.info("ingested %d statement file(s): %s", len(pdfs), report.summary())
-    return report
+        if hidden and embedder is not None:
+            _statements_searchable(backend, embedder, user_id)
+
+
+def _is_pdf(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return is_pdf(handle.read(HEAD_BYTES))
+    except OSError:
+        return False  # ingest_file reports why it cannot be opened
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,11 @@ class LayoutMemory:
 
     def get(self, path: Path) -> bank_csv.ColumnMapping | None:
         """The reading chosen for ``path``'s layout, if one was."""
+        remembered = self._load()
+        if not remembered:  # nothing to look up: the file's layout is not worked out
+            return None
         key = bank_csv.layout_key(path)
-        found = self._load().get(key) if key else None
+        found = remembered.get(key) if key else None
         if found is None:
             return None
         try:

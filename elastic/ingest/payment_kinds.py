@@ -25,6 +25,8 @@ class _Table:
     iso: tuple[tuple[str, str], ...]  # (code prefix, kind), longest first
     prefixes: dict[tuple[str, ...], str]  # a descriptor's first words → kind
     longest: int  # words in the longest prefix
+    runs: dict[str, str]  # prefixes in scripts written without spaces ("银联ATM取款") → kind
+    run_longest: int  # characters in the longest of them
     opening: frozenset[str]
     closing: frozenset[str]
     summary: frozenset[str]
@@ -37,6 +39,11 @@ def _fold(text: str) -> str:
 
 
 _WORD = re.compile(r"[^\W_]+(?:[/'’-][^\W_]+)*|#")
+
+
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+"""Thai, Japanese kana, CJK ideographs and Hangul: scripts that write words without spaces
+between them, so a descriptor's first "word" is a whole phrase."""
 
 
 def _words(text: str, limit: int | None = None) -> tuple[str, ...]:
@@ -65,9 +72,12 @@ def _table() -> _Table:
         key=lambda pair: -len(pair[0]),
     )
     prefixes: dict[tuple[str, ...], str] = {}
+    runs: dict[str, str] = {}
     for kind in KINDS:
         for prefix in kinds.get(kind, {}).get("prefixes", ()):
             prefixes.setdefault(_words(prefix), kind)
+            if _UNSPACED.search(prefix):
+                runs.setdefault("".join(_words(prefix)), kind)
     balances = data["balance_texts"]
     return _Table(
         words=table("words"),
@@ -77,12 +87,23 @@ def _table() -> _Table:
         iso=tuple(iso),
         prefixes=prefixes,
         longest=max(map(len, prefixes), default=0),
+        runs=runs,
+        run_longest=max(map(len, runs), default=0),
         opening=frozenset(map(_fold, balances["opening_balance"])),
         closing=frozenset(map(_fold, balances["closing_balance"])),
         summary=frozenset(map(_fold, balances["summary"])),
         card_credits=_whole_words(data["card_credits"]["words"]),
         card_columns=_whole_words(data["card_columns"]["words"]),
     )
+
+
+_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def _bare(text: str) -> str:
+    """A text folded, without the punctuation and borders around it ("|SALDO FINALE", "Total:",
+    "*** Opening balance ***")."""
+    return _EDGES.sub("", _fold(text))
 
 
 def _whole_words(words: list[str]) -> re.Pattern[str]:
@@ -122,7 +143,8 @@ def from_iso(code: str | None) -> str | None:
 
 @lru_cache(maxsize=8192)
 def from_text(description: str | None) -> str | None:
-    """The kind a descriptor's first words name ("CARTE 0123 …", "RETRAIT DAB", "PRLV …")."""
+    """The kind a descriptor's first words name ("CARTE 0123 …", "RETRAIT DAB", "PRLV …"), or
+    in a script written without spaces its first characters ("银联ATM取款")."""
     if not description:
         return None
     table = _table()
@@ -130,13 +152,18 @@ def from_text(description: str | None) -> str | None:
     for end in range(len(words), 0, -1):
         if kind := table.prefixes.get(words[:end]):
             return kind
+    if words and _UNSPACED.search(words[0]):  # "银联消费…": its first characters
+        first = words[0]
+        for end in range(min(len(first), table.run_longest), 0, -1):
+            if kind := table.runs.get(first[:end]):
+                return kind
     return None
 
 
 @lru_cache(maxsize=4096)
 def balance_text(text: str | None) -> str | None:
     """ "opening_balance" or "closing_balance" when a row's whole text names a balance."""
-    folded = _fold(text or "")
+    folded = _bare(text or "")
     table = _table()
     if folded in table.opening:
         return "opening_balance"
@@ -147,7 +174,7 @@ def balance_text(text: str | None) -> str | None:
 
 def is_summary(text: str | None) -> bool:
     """Whether a line's text is a total or summary ("Total", "Summe")."""
-    return _fold(text or "").rstrip(":") in _table().summary
+    return _bare(text or "") in _table().summary
 
 
 def is_card_credit(text: str | None) -> bool:

@@ -18,7 +18,7 @@ import pandas as pd
 
 from elastic.model.plan import GroupBy, Intent, IntentPlan, SortOrder
 from elastic.model.records import StatementChunk
-from elastic.model.results import AggregateResult, ListingResult, TrendResult
+from elastic.model.results import AggregateResult, ListingResult, TextQAResult, TrendResult
 from llm.answering.answer import Answer
 from tests import pandas_reference as ref
 
@@ -113,6 +113,8 @@ def answer_figures(answer: Answer) -> Figures:
     if isinstance(result, ListingResult):
         rows = tuple((r.transaction_id, "", 1) for r in result.rows)
         return (("total", "", result.total), *rows)
+    if isinstance(result, TextQAResult) and not result.hits:
+        return (("overdraft fee", "", 0),)  # no page to quote: the fee is stated nowhere
     fee = FEE.search(answer.text)
     return (("overdraft fee", fee.group(0) if fee else answer.text[:80], 0),)
 
@@ -132,22 +134,26 @@ def pandas_figures(frame: pd.DataFrame, pages: pd.DataFrame, question: Question)
         ids, total = ref.listing(frame, plan)
         return (("total", "", total), *((i, "", 1) for i in ids))
     fees = pages["text"].str.extract(FEE_SENTENCE)[0].dropna()
-    return (("overdraft fee", fees.iloc[0] if len(fees) else "", 0),)
+    return (("overdraft fee", fees.iloc[0] if len(fees) else "", 0),)  # "": stated nowhere
 
 
 def duckdb_figures(con: duckdb.DuckDBPyConnection, question: Question) -> Figures:
     """The answer computed by DuckDB with the question's SQL."""
     rows = con.execute(question.sql).fetchall()
-    if question.plan.intent is Intent.text_qa:
-        return tuple((key, str(value), count) for key, value, count in rows)
+    if question.plan.intent is Intent.text_qa:  # no row: no page states the fee
+        return tuple((key, str(value), count) for key, value, count in rows) or (
+            ("overdraft fee", "", 0),
+        )
     return tuple(
         (key, _money(None if value is None else int(value)), count) for key, value, count in rows
     )
 
 
 def load_pandas(csv_path: Path, chunks: list[StatementChunk]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The CSV as the oracle reads it, and the statement pages' text."""
-    return ref.load(csv_path), pd.DataFrame({"text": [c.text for c in chunks]})
+    """The CSV as the oracle reads it, and the statement pages' text (a text column also when
+    there are no pages)."""
+    texts = pd.Series([c.text for c in chunks], dtype="string")
+    return ref.load(csv_path), pd.DataFrame({"text": texts})
 
 
 def load_duckdb(csv_path: Path, chunks: list[StatementChunk]) -> duckdb.DuckDBPyConnection:
@@ -162,7 +168,8 @@ def load_duckdb(csv_path: Path, chunks: list[StatementChunk]) -> duckdb.DuckDBPy
                                   'amount': 'DECIMAL(18, 2)', 'category': 'VARCHAR'})""",
         [str(csv_path)],
     )
-    con.register("texts", pd.DataFrame({"text": [c.text for c in chunks]}))
+    texts = pd.Series([c.text for c in chunks], dtype="string")  # VARCHAR also when empty
+    con.register("texts", pd.DataFrame({"text": texts}))
     con.execute("CREATE TABLE pages AS SELECT text FROM texts")
     con.unregister("texts")
     return con

@@ -101,7 +101,7 @@ def _latency_target(results: list[SizeResult], backend: str, size: int) -> Targe
 
 def _ingest_target(results: list[SizeResult], backend: str) -> Target:
     limit = INGEST_TARGETS[backend]
-    what = f"{LABELS[backend]} ingestion (CSV through `ingest_file`)"
+    what = f"{LABELS[backend]} ingestion (CSV through `Importer.land`)"
     landed = [(r.size, i) for r in results for i in r.ingestion if i.backend == backend]
     if not landed:
         return Target(what, f"≥ {limit:,} rows/s", "—", None)
@@ -440,7 +440,7 @@ def write_report(output: Path, results: list[SizeResult], info: RunInfo) -> Path
         "accounts; statement pages "
         "of four-page statements (summary, two pages of transactions, terms and fees), each "
         "vector its page kind's real embedding plus noise.",
-        "- Ingestion: the CSV through `elastic.ingest.landing.ingest_file` (what `finsync "
+        "- Ingestion: the CSV through `elastic.ingest.Importer.land` (what `finsync "
         "ingest` calls) into a fresh SQLite store and into fresh indices on a local "
         "Elasticsearch node (`scripts.es_node.start_node`, default heap); rows/s is rows "
         "landed over the call's wall time. *Store writes* is the part of that time spent in "
@@ -467,7 +467,7 @@ def write_report(output: Path, results: list[SizeResult], info: RunInfo) -> Path
         "For the text question the references only pick the stated fee out of the pages by "
         "regular expression; the pipeline ranks pages (BM25 and vectors) and composes a quoted "
         "answer, so its ratio to DuckDB says little.",
-        "- Statements: the sample set's statement PDFs through `ingest_statements` (read the "
+        "- Statements: the sample set's statement PDFs through `Importer.land_all` (read the "
         "text layer, find tables and facts, chunk, embed with the local model, store) into a "
         "fresh store on each backend, each with a freshly loaded model (so no vector is "
         "remembered from the other backend's run); pages/s is PDF pages over the call's wall "

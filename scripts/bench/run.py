@@ -19,7 +19,7 @@ from elastic.backend import SearchBackend, WriteCounts
 from elastic.engines.elasticsearch.backend import ElasticsearchBackend
 from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.errors import BackendError
-from elastic.ingest.landing import ingest_file
+from elastic.ingest import Importer
 from elastic.model.records import StatementChunk
 from llm.answering.answer import Answer
 from llm.embeddings import LocalEmbedder
@@ -83,7 +83,7 @@ class Timing:
 
 @dataclass(frozen=True)
 class Ingestion:
-    """The CSV landed through ``ingest_file``, and the statement pages added, on one backend."""
+    """The CSV landed through the ``Importer``, and the statement pages added, on one backend."""
 
     backend: str
     rows: int
@@ -181,11 +181,11 @@ def _land(
     model: str,
     phases: Phases,
 ) -> Ingestion:
-    """The CSV through ``ingest_file`` (as ``finsync ingest``), then the pages in batches."""
+    """The CSV through an ``Importer`` (as ``finsync ingest``), then the pages in batches."""
     writes = _TimedWrites(backend)
     with phases.phase(f"ingest {name}"):
         started = time.perf_counter()
-        report = ingest_file(backend, csv_path, USER)
+        report = Importer(backend, USER).land(csv_path)
         seconds = time.perf_counter() - started
     with phases.phase(f"pages {name}"):
         started = time.perf_counter()

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pypdfium2
 
-from elastic.ingest.landing import ingest_file, ingest_statements
+from elastic.ingest import Importer
 from elastic.statement_store import StatementStore
 from llm.embeddings import LocalEmbedder
+from llm.ingesting import file_importer
 from llm.services import build_pipeline
 from scripts.bench.run import AS_OF, USER, SizeConfig, fresh_backend
 from scripts.sample_data import generate_sample
@@ -25,7 +26,7 @@ FIRST_QUESTIONS = ("What is the overdraft fee?", "How much did I spend on grocer
 
 @dataclass(frozen=True)
 class StatementIngestion:
-    """The sample statements through ``ingest_statements`` (read, chunk, embed, store)."""
+    """The sample statements through an ``Importer`` (read, chunk, embed, store)."""
 
     backend: str
     files: int
@@ -60,7 +61,7 @@ def statement_ingestion(config: SizeConfig) -> list[StatementIngestion]:
             with fresh_backend(name, config, Path(tmp) / name, embedder) as backend:
                 store = StatementStore(Path(tmp) / name / "statements")
                 started = time.perf_counter()
-                report = ingest_statements(backend, pdfs, USER, embedder, store)
+                report = Importer(backend, USER, embedder, store).land_all(pdfs)
                 seconds = time.perf_counter() - started
             assert not report.problems, report.problems
             found.append(StatementIngestion(name, len(pdfs), pages, seconds))
@@ -74,14 +75,8 @@ def sample_store(data_dir: Path) -> None:
     settings = Settings(data_dir=data_dir, es_url=None, user=USER)
     pipeline = build_pipeline(settings)
     try:
-        ingest_file(pipeline.backend, sample.transactions_csv, USER)
-        ingest_statements(
-            pipeline.backend,
-            sample.statement_pdfs,
-            USER,
-            pipeline.embedder,
-            StatementStore(settings.statements_dir),
-        )
+        importer = file_importer(settings, pipeline.backend, pipeline.embedder, USER)
+        importer.land_all([sample.transactions_csv, *sample.statement_pdfs])
     finally:
         pipeline.backend.close()
 

@@ -176,6 +176,7 @@ ROLE_LABELS = (
 SIGNS = {
     "signed": "Negative = money out",
     "spend_positive": "Positive = money out (card spend)",
+    "balance_steps": "Unsigned: the balance going down = money out",
 }
 
 
@@ -230,6 +231,8 @@ def _columns_form(
     mapping = bank_csv.ColumnMapping.from_roles({k: v for k, v in chosen.items() if v})
     if mapping.sign == "signed" and sign_choice == "spend_positive":
         mapping = replace(mapping, sign="spend_positive")
+    elif mapping.sign == "signed" and sign_choice == "balance_steps" and mapping.balance:
+        mapping = replace(mapping, sign="balance_steps")
     sign = layout.mapping.sign if layout.mapping else "signed"
     same_sign = mapping.sign == sign or sign not in SIGNS
     if (

@@ -488,18 +488,30 @@ class ElasticsearchBackend(Engine):
     def _set_category(
         self, user_id: str, transaction_ids: Iterable[str], category: str, inferred: bool
     ) -> int:
-        """Partial updates by id: the stock node has no update-by-query (reindex module)."""
+        fields = {"category": category, "category_inferred": inferred}
+        return self._update_rows(user_id, ((tx_id, fields) for tx_id in transaction_ids))
+
+    def _update_rows(self, user_id: str, changes: Iterable[tuple[str, dict[str, Any]]]) -> int:
+        """Partial updates by id (the stock node has no update-by-query: reindex module),
+        searchable when they return."""
         actions = (
             {
                 "_op_type": "update",
                 "_index": self.tx_index,
                 "_id": _doc_id(user_id, tx_id),
-                "doc": {"category": category, "category_inferred": inferred},
+                "doc": fields,
             }
-            for tx_id in transaction_ids
+            for tx_id, fields in changes
         )
         updated, _ = helpers.bulk(self._writer, actions, chunk_size=BULK_CHUNK, refresh=True)
         return int(updated)
+
+    def set_payment_kinds(self, user_id: str, kinds: Mapping[str, str]) -> int:
+        """The ids an import found stored without a kind (a spec query read them): the node
+        runs no scripts to test the field as it writes."""
+        with self._answering(writing=True):
+            changes = ((tx_id, {"payment_kind": kind}) for tx_id, kind in kinds.items())
+            return self._update_rows(user_id, changes)
 
     def set_merchant_category(self, user_id: str, merchant: str, category: str) -> int:
         rule = {"user_id": user_id, "merchant": merchant, "category": category}

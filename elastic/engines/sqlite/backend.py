@@ -12,7 +12,7 @@ import logging
 import shutil
 import sqlite3
 import threading
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
@@ -626,6 +626,14 @@ class EmbeddedBackend(Engine):
                 "UPDATE transactions SET category = ?, category_inferred = 1 "
                 "WHERE user_id = ? AND transaction_id IN (SELECT value FROM json_each(?))",
                 (TRANSFERS_CATEGORY, user_id, json.dumps(list(transaction_ids))),
+            ).rowcount
+
+    def set_payment_kinds(self, user_id: str, kinds: Mapping[str, str]) -> int:
+        with self._transaction("set payment kinds"):
+            return self._conn.executemany(
+                "UPDATE transactions SET payment_kind = ? "
+                "WHERE user_id = ? AND transaction_id = ? AND payment_kind = ''",
+                [(kind, user_id, tx_id) for tx_id, kind in kinds.items()],
             ).rowcount
 
     def amounts_on_account(
