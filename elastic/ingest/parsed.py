@@ -72,6 +72,8 @@ class ParsedFile:
     balances: list[BalanceFact] = field(default_factory=list)
     period: tuple[date, date] | None = None  # statement period, when the file states one
     expected_rows: int | None = None  # a streamed file's estimate, for progress; else len(rows)
+    # A statement PDF's: how its rows reconcile with its balances ("" for other files).
+    reconciliation: str = ""
 
 
 CENT = Decimal("0.01")

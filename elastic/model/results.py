@@ -8,7 +8,7 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
 from elastic.model.plan import CompareSide, Direction, IntentPlan, Interval, Metric
-from elastic.model.records import StatementFact, Transaction
+from elastic.model.records import Reconciliation, StatementFact, Transaction
 
 CENT = Decimal("0.01")
 TENTH = Decimal("0.1")
@@ -219,3 +219,4 @@ class StatementInfo:
     statement_to: date
     pages: int
     source_file: str
+    reconciliation: Reconciliation | None = None  # None for a statement whose rows were none

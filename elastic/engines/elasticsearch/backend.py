@@ -228,6 +228,8 @@ class ElasticsearchBackend(Engine):
             ):
                 if not self.es.indices.exists(index=index):
                     self._writer.indices.create(index=index, mappings=mapping)
+                elif index == self.tx_index:
+                    self._add_missing_fields(index, mapping)
             if not self.es.indices.exists(index=self.st_index):
                 self._writer.indices.create(
                     index=self.st_index, mappings=statements_mapping(dims, embedding_model)
@@ -236,6 +238,9 @@ class ElasticsearchBackend(Engine):
             # One index, which may stand behind an alias of this name after ``reembed``.
             [found] = self.es.indices.get_mapping(index=self.st_index).values()
             mapping = found["mappings"]
+            self._add_missing_fields(
+                self.st_index, statements_mapping(dims, embedding_model), mapping
+            )
         stored = mapping["properties"]["summary_vector"]["dims"]
         stored_model = mapping.get("_meta", {}).get("embedding_model")
         if stored != dims or stored_model != embedding_model:
@@ -244,6 +249,19 @@ class ElasticsearchBackend(Engine):
                 f"but the embedder is {embedding_model} ({dims} dimensions). "
                 "Run `finsync reembed` to embed the stored pages again with it."
             )
+
+    def _add_missing_fields(
+        self, index: str, wanted: dict[str, Any], stored: dict[str, Any] | None = None
+    ) -> None:
+        """Fields added to a mapping since an index was created (a statement's reconciliation)
+        are added to it; nothing is written when it has them all."""
+        if stored is None:
+            [found] = self.es.indices.get_mapping(index=index).values()
+            stored = found["mappings"]
+        have = stored.get("properties", {})
+        missing = {k: v for k, v in wanted["properties"].items() if k not in have}
+        if missing:
+            self._writer.indices.put_mapping(index=index, properties=missing)
 
     # -- writes ---------------------------------------------------------------------------
     @contextmanager

@@ -38,6 +38,7 @@ def transactions_mapping() -> dict[str, Any]:
             "category_inferred": {"type": "boolean"},
             "page": {"type": "integer"},
             "box": {**BOX, "doc_values": False},
+            "reconciliation": KEYWORD,
         },
     }
 
@@ -102,5 +103,7 @@ def statements_mapping(dims: int, embedding_model: str) -> dict[str, Any]:
             },
             "embedding_model": KEYWORD,
             "source_file": {"type": "keyword", "index": False},
+            # The statement's reconciliation as JSON text: shown, never searched.
+            "reconciliation": UNSEARCHED_KEYWORD,
         },
     }
