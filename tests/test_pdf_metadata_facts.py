@@ -298,7 +298,7 @@ POSTBANK = page(
 def test_german_statement_metadata() -> None:
     assert read_metadata([POSTBANK]) == StatementMetadata(
         bank_name="Postbank",
-        account_name="Max Mustermann",
+        holder="Max Mustermann",
         iban="DE89370400440532013000",
         period=(date(2020, 1, 1), date(2020, 2, 2)),
         currency="EUR",
@@ -360,6 +360,7 @@ def test_singapore_card_metadata() -> None:
         account_no="4119 XXXX XXXX 1234",
         currency="SGD",
         is_card=True,
+        statement_date=date(2024, 3, 15),  # no period: the day it was made
     )
 
 
@@ -488,11 +489,13 @@ ANZ_LOAN = page(
 def test_home_loan() -> None:
     assert read_metadata([ANZ_LOAN]) == StatementMetadata(
         bank_name="ANZ",
-        account_name="JOHN CITIZEN & JANE CITIZEN",
+        account_name="Home Loan",  # the product, from "Home Loan Statement"
+        holder="JOHN CITIZEN & JANE CITIZEN",
         account_no="5678-12345",
         sort_code="012-345",
         period=(date(2023, 7, 1), date(2023, 12, 31)),
         currency="AUD",  # "$" from an Australian bank
+        is_loan=True,
     )
     facts = by_name(read_facts([ANZ_LOAN], "AUD"))
     assert {name: f.amount for name, f in facts.items()} == {
@@ -585,10 +588,11 @@ def test_a_known_bank_inside_a_longer_name_keeps_its_country() -> None:
             [[(40, "Rekeningnummer NL91 ABNA 0417 1643 00")]],
             {"account_no": "NL91 ABNA 0417 1643 00"},
         ),
-        ([[(40, "Titulaire du compte : M. JEAN DUPONT")]], {"account_name": "M. JEAN DUPONT"}),
+        # The holder's name is the holder's, never the account's.
+        ([[(40, "Titulaire du compte : M. JEAN DUPONT")]], {"holder": "M. JEAN DUPONT"}),
         (
             [[(40, "N.º de cuenta: 0049 1234 56 1234567890"), (330, "Titular: ANA GARCÍA LÓPEZ")]],
-            {"account_no": "0049 1234 56 1234567890", "account_name": "ANA GARCÍA LÓPEZ"},
+            {"account_no": "0049 1234 56 1234567890", "holder": "ANA GARCÍA LÓPEZ"},
         ),
         ([[(40, "Card number ending in ****1234")]], {"account_no": "****1234"}),
         ([[(40, "Konto-Nr. 1234567890"), (300, "BLZ 100 100 10")]], {"account_no": "1234567890"}),
@@ -598,7 +602,20 @@ def test_a_known_bank_inside_a_longer_name_keeps_its_country() -> None:
         ),
         # The value under its label, as a header box prints it.
         ([[(40, "Account Number")], [(40, "000000123456789")]], {"account_no": "000000123456789"}),
-        ([[(40, "Account name:"), (160, "MR JOHN SMITH")]], {"account_name": "MR JOHN SMITH"}),
+        ([[(40, "Account name:"), (160, "MR JOHN SMITH")]], {"holder": "MR JOHN SMITH"}),
+        # An account name that names a product, or a product's label, names the account.
+        (
+            [[(40, "Account name:"), (160, "Everyday Checking")]],
+            {"account_name": "Everyday Checking"},
+        ),
+        ([[(40, "Kontoart"), (160, "Girokonto Plus")]], {"account_name": "Girokonto Plus"}),
+        (
+            [
+                [(40, "Product"), (300, "Opening balance")],
+                [(40, "Account (Current Account)"), (300, "€0.01")],
+            ],
+            {"account_name": "Account (Current Account)"},
+        ),
         # "Account" alone labels an IBAN, and nothing else.
         (
             [[(40, "S. van Dijkhorst"), (300, "Account NL91 PLDH 0417 2839 56")]],
@@ -616,7 +633,7 @@ def test_a_known_bank_inside_a_longer_name_keeps_its_country() -> None:
 def test_labelled_details(rows: list[list[tuple[float, str]]], expected: dict[str, str]) -> None:
     header = page(1, [row(100 + 12 * i, *cells) for i, cells in enumerate(rows)])
     meta = read_metadata([header])
-    fields = ("account_no", "account_name", "sort_code", "iban")
+    fields = ("account_no", "account_name", "holder", "sort_code", "iban")
     assert {f: getattr(meta, f) for f in fields if getattr(meta, f)} == expected
 
 

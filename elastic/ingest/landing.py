@@ -45,6 +45,7 @@ from elastic.ingest.pdf.statement import PDF_FORMAT, PdfStatement, StatementValu
 from elastic.model.embedder import Embedder
 from elastic.model.plan import TRANSFERS_CATEGORY
 from elastic.model.records import (
+    OFF,
     IngestProblem,
     IngestReport,
     StatementChunk,
@@ -172,8 +173,10 @@ class _Cleaner:
         memory: CategoryMemory,
         source: str,
         fallback: CategoryFallback | None = None,
+        reconciliation: str = "",
     ) -> None:
         self._project = file_format == PROJECT_CSV
+        self._reconciliation = reconciliation
         self._account = account
         self._defaults = defaults
         self._memory = memory
@@ -250,6 +253,7 @@ class _Cleaner:
             category_inferred=category_inferred,
             page=row.page,
             box=row.box,
+            reconciliation=self._reconciliation,
         )
 
 
@@ -538,7 +542,13 @@ def land_parsed(
     account = _AccountValues(parsed, defaults, source, default_currency)
     memory = backend.category_memory(user_id)
     cleaner = _Cleaner(
-        parsed.format, account.for_rows, defaults, memory, source_file or source, fallback
+        parsed.format,
+        account.for_rows,
+        defaults,
+        memory,
+        source_file or source,
+        fallback,
+        parsed.reconciliation,
     )
     expected = parsed.expected_rows
     if expected is None and isinstance(parsed.rows, Sized):
@@ -856,6 +866,20 @@ def _land_read(
     source_file, statement = read
     report.problems.extend(statement.problems)
     report.assumed = statement.assumed
+    report.notes.extend(statement.notes)
+    if statement.transactions is not None:
+        check = statement.reconciliation
+        report.notes.append(f"{len(statement.transactions.rows)} rows read; {check.describe()}")
+        if check.status == OFF:
+            report.problems.append(
+                IngestProblem(
+                    path.name,
+                    "file",
+                    f"the rows read do not reconcile with the statement's balances (off by "
+                    f"{check.gap or 0:,.2f}): rows may be missing or misread; every row read "
+                    "has landed, marked as not reconciled",
+                )
+            )
     visible = pages is None
     if statement.chunks:  # only statements that can be cited are kept
         store.keep(path, source_file, user_id)

@@ -116,7 +116,12 @@ class Line:
         return union(*(w.box for w in self.words[first : last + 1]))
 
     def starts_cell(self, offset: int) -> bool:
-        return any(start == offset for start, _ in self.cells)
+        """Whether ``offset`` starts a cell, or only marks stand before it there ("**Minimum
+        amount due", "• Opening balance")."""
+        return any(
+            start <= offset < end and not _WORD.search(self.text[start:offset])
+            for start, end in self.cells
+        )
 
 
 def page_lines(page: PageText) -> list[Line]:
@@ -131,9 +136,35 @@ def page_lines(page: PageText) -> list[Line]:
         if " ".join(w.text for w in words) != text:
             break
         at += len(words)
-        starts = tuple(accumulate((len(w.text) + 1 for w in words[:-1]), initial=0))
-        lines.append(Line(page.number, len(lines), words, text, fold(text), starts, _cells(words)))
+        lines.append(make_line(page.number, len(lines), words))
     return lines
+
+
+def make_line(page: int, order: int, words: tuple[Word, ...]) -> Line:
+    text = " ".join(w.text for w in words)
+    starts = tuple(accumulate((len(w.text) + 1 for w in words[:-1]), initial=0))
+    return Line(page, order, words, text, fold(text), starts, _cells(words))
+
+
+_CONTINUED = re.compile(r"(?:[&,+]|\b(?:and|und|et|y|en))\s*$", re.IGNORECASE)
+
+
+def _continued_labels(lines: list[Line]) -> Iterator[Line]:
+    """A summary box's label printed over two lines ("Fee, Taxes &" over "Interest Charges"):
+    a cell that ends in "&", "," or "and" read with the cell under it, as one line in the
+    place of the lower one."""
+    for line in lines:
+        for start, end in line.cells:
+            if not _CONTINUED.search(line.text[start:end]):
+                continue
+            x0, top, x1, bottom = line.box(start, end)
+            below = _cell_below(lines, line, (x0, x1), bottom, bottom - top)
+            if below is None:
+                continue
+            lower, lower_start, lower_end = below
+            upper = line.words[line.word_at(start) : line.word_at(end - 1) + 1]
+            joined = lower.words[lower.word_at(lower_start) : lower.word_at(lower_end - 1) + 1]
+            yield make_line(lower.page, lower.order, (*upper, *joined))
 
 
 def _cells(words: tuple[Word, ...]) -> tuple[tuple[int, int], ...]:
@@ -169,6 +200,8 @@ _LABEL_INDEX = _label_index(DATA["labels"])
 _LABELS = phrase_pattern(_LABEL_INDEX)
 _TABLE_HEADER = phrase_pattern(DATA["table"]["header_words"])
 _COLUMN_TOTALS = phrase_pattern(DATA["table"]["column_totals"])
+# Words after a figure's label that say a date follows ("Closing balance at 31 March 2026").
+_DATED_BY = re.compile(r"[\s:]*(?:" + "|".join(map(re.escape, DATA["dated_by"]["words"])) + r")\b")
 _FORM_BLANK = re.compile(r"_{3,}")
 
 
@@ -189,6 +222,17 @@ class Label:
     @property
     def box(self) -> Box:
         return self.line.box(self.start, self.end)
+
+
+def figures_named(text: str) -> list[str]:
+    """The statement figures a text names with the words statements print for them ("previous
+    balance", "Neuer Kontostand", "total deposits", "amount due"), in the order it names them."""
+    names: list[str] = []
+    for match in _LABELS.finditer(fold(text)):
+        kind, name = _LABEL_INDEX[match.group()]
+        if kind == "facts" and name not in names:
+            names.append(name)
+    return names
 
 
 def labels_on(line: Line) -> list[Label]:
@@ -254,9 +298,14 @@ def value_beside(
 
 
 def value_below(
-    label: Label, lines: list[Line], find: Finder[T], first_of_column: bool = False
+    label: Label,
+    lines: list[Line],
+    find: Finder[T],
+    first_of_column: bool = False,
+    lead: Finder[Any] | None = None,
 ) -> Found[T] | None:
-    """The value at the start of the cell directly below ``label``. Not under the column titles
+    """The value at the start of the cell directly below ``label`` (after what ``lead`` finds,
+    such as the date a "Closing balance at" label goes on with). Not under the column titles
     of a table, and, unless ``first_of_column``, not when the cell under that value holds
     another one: a column of values is a table, not a summary."""
     if _TABLE_HEADER.search(label.line.folded):
@@ -266,7 +315,7 @@ def value_below(
     cell = _cell_below(lines, label.line, (x0, x1), bottom, height)
     if cell is None:
         return None
-    found = _cell_value(label, *cell, find)
+    found = _cell_value(label, *cell, find, lead)
     if found is None or first_of_column:
         return found
     value_box = found.line.box(found.start, found.end)
@@ -279,7 +328,8 @@ def value_below(
 def _cell_below(
     lines: list[Line], above: Line, span: tuple[float, float], bottom: float, height: float
 ) -> tuple[Line, int, int] | None:
-    """The cell on the nearest line below ``bottom`` that overlaps ``span`` horizontally."""
+    """The cell on the nearest line below ``bottom`` that overlaps ``span`` horizontally. A cell
+    of marks only (a unit such as "( $ )" printed under a label) is looked past."""
     for line in lines[above.order + 1 :]:
         if line.top - bottom > BELOW_GAP * height:
             return None
@@ -292,15 +342,35 @@ def _cell_below(
         ]
         if overlaps:
             _, start, end = max(overlaps)
-            return line, start, end
+            if _WORD.search(line.text[start:end]):
+                return line, start, end
+            bottom = line.bottom
     return None
 
 
-def _cell_value(label: Label, line: Line, start: int, end: int, find: Finder[T]) -> Found[T] | None:
-    """The value a cell starts with ("24.99%(v)(d)" starts with a rate)."""
+def _cell_value(
+    label: Label, line: Line, start: int, end: int, find: Finder[T], lead: Finder[Any] | None = None
+) -> Found[T] | None:
+    """The value a cell starts with ("24.99%(v)(d)" starts with a rate), or that follows what
+    ``lead`` finds at its start."""
     text = line.text[start:end]
+    first = next(iter(find(text)), None)
+    if first is not None and not _WORD.search(text[: first[0]]):
+        return Found(label, line, start + first[0], start + first[1], first[2])
+    skipped = 0
+    for lead_start, lead_end, _ in lead(text) if lead else ():
+        if _WORD.search(text[skipped:lead_start]):
+            break
+        skipped = lead_end
+    if skipped and not _WORD.search(text[skipped:]):
+        # Only the date in this cell: the value is in the line's next one.
+        following = next(((s, e) for s, e in line.cells if s >= end), None)
+        if following is None:
+            return None
+        start, end = following
+        text, skipped = line.text[start:end], 0
     for value_start, value_end, value in find(text):
-        if _WORD.search(text[:value_start]):
+        if value_start < skipped or _WORD.search(text[skipped:value_start]):
             return None
         return Found(label, line, start + value_start, start + value_end, value)
     return None
@@ -479,7 +549,15 @@ class PdfFact:
 
 
 def read_facts(pages: list[PageText], currency: str | None) -> list[PdfFact]:
-    """Every figure the statement states, once each, in reading order.
+    """Every figure the statement states, once each, in reading order (the first of
+    ``fact_candidates``)."""
+    return [found[0] for found in fact_candidates(pages, currency).values()]
+
+
+def fact_candidates(pages: list[PageText], currency: str | None) -> dict[str, list[PdfFact]]:
+    """Every figure the statement states, each with every value printed for it, in reading
+    order; the first is the statement's own unless its rows tell otherwise (a balance misread
+    by OCR in one place and read right in another).
 
     A label can be printed several times: in the summary, in a "balancing your checkbook"
     worksheet with blanks to fill, in the terms ("if you pay only the minimum payment ...").
@@ -496,13 +574,15 @@ def read_facts(pages: list[PageText], currency: str | None) -> list[PdfFact]:
     dates = DateReader.for_lines(chain(*all_lines[:FIRST_PAGES]), currency)
     finders: dict[str, Finder[Any]] = {"due_date": dates.find, "apr": find_percents}
     money = money_finder(dates)
-    facts: dict[str, PdfFact] = {}
+    facts: dict[str, list[PdfFact]] = {}
     totals: dict[str, PdfFact] = {}
     for lines in all_lines:
-        for line in lines:
-            totals = _column_totals(line, lines, money) or totals
+        joined = list(_continued_labels(lines))
+        for line in [*lines, *joined]:
+            if line.order < len(lines) and line is lines[line.order]:
+                totals = _column_totals(line, lines, money) or totals
             for label, region_end in label_regions(line):
-                if label.kind != "facts" or label.name in facts:
+                if label.kind != "facts":
                     continue
                 if not line.starts_cell(label.start):
                     continue  # a sentence that mentions the label
@@ -510,11 +590,28 @@ def read_facts(pages: list[PageText], currency: str | None) -> list[PdfFact]:
                     continue
                 find = finders.get(label.name, money)
                 found = value_beside(label, region_end, find, FILLER_WORDS, one_cell=False)
+                if found and not _dated_enough(label, found, dates):
+                    found = None  # "Closing balance at" + a figure from another column
                 # Rates under an APR title list purchases first, the rate people ask for.
-                found = found or value_below(label, lines, find, label.name == "apr")
+                found = found or value_below(
+                    label, lines, find, label.name == "apr", lead=dates.find
+                )
                 if found is not None:
-                    facts[label.name] = _fact(found)
-    return list(facts.values()) + [f for name, f in totals.items() if name not in facts]
+                    facts.setdefault(label.name, []).append(_fact(found))
+    for name, fact in totals.items():
+        facts.setdefault(name, []).append(fact)
+    return facts
+
+
+def _dated_enough(label: Label, found: Found[Any], dates: DateReader) -> bool:
+    """A label that goes on with a date ("Balance at", "as of") has its value after the date:
+    a figure beside it with no date between is another column's."""
+    if found.line is not label.line:
+        return True
+    between = label.line.folded[label.end : found.start]
+    if not _DATED_BY.match(between):
+        return True
+    return any(True for _ in dates.find(label.line.text[label.end : found.start]))
 
 
 def _column_totals(line: Line, lines: list[Line], find: Finder[Money]) -> dict[str, PdfFact]:
