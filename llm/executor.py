@@ -10,6 +10,7 @@ from typing import TypeVar
 import numpy as np
 
 from elastic.backend import SearchBackend
+from elastic.ingest.pdf.facts import figures_named
 from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Metric, SortOrder
 from elastic.model.results import (
     AggregateResult,
@@ -22,6 +23,8 @@ from elastic.query.shaping import MIXED_CURRENCY
 from llm.answering.answer import Result
 
 Numbers = TypeVar("Numbers", AggregateResult, TrendResult)
+# The category whose rows a statement figure sums: a question routed to those rows is kept.
+FIGURE_CATEGORIES = {"fees": "Fees", "interest": "Interest"}
 # Spend and income are directed so that their smallest and largest values are the smallest
 # and largest amounts: the transaction behind one is the listing's first row by amount.
 _EXTREME_ORDER = {Metric.min: SortOrder.smallest, Metric.max: SortOrder.largest}
@@ -99,6 +102,38 @@ def _compare(backend: SearchBackend, user_id: str, plan: IntentPlan) -> CompareR
         for currency in currencies
     ]
     return CompareResult(plan.metric, plan.direction, MIXED_CURRENCY, [], parts)
+
+
+def stated_figure(
+    backend: SearchBackend, user_id: str, question: str, plan: IntentPlan
+) -> IntentPlan:
+    """The plan for a question that names a figure in the words statements print for it
+    ("previous balance", "fees charged", "total deposits", "Neuer Kontostand") when the user's
+    statements state that figure for the question's accounts and period: the stated figure
+    answers it, not a quoted passage nor a sum of rows the question did not ask for. A plan
+    that sums the figure's own category ("fees" as the Fees rows) is kept, as is any other (a
+    count, a merchant's rows, a comparison, a figure no statement states)."""
+    if plan.intent not in (Intent.text_qa, Intent.clarify, Intent.aggregate) or plan.facts:
+        return plan
+    if plan.intent is Intent.aggregate and (
+        plan.metric is not Metric.sum or plan.merchants or plan.compare or plan.group_by
+    ):
+        return plan
+    names = figures_named(question)
+    if not names or (
+        plan.intent is Intent.aggregate and FIGURE_CATEGORIES.get(names[0]) in (plan.categories)
+    ):
+        return plan
+    figure = IntentPlan(
+        intent=Intent.text_qa,
+        text=question,
+        facts=names[:1],
+        accounts=plan.accounts,
+        currency=plan.currency,
+        date_from=plan.date_from,
+        date_to=plan.date_to,
+    )
+    return figure if backend.facts(user_id, figure) else plan
 
 
 def execute(

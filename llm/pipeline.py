@@ -21,7 +21,7 @@ from elastic.statement_store import StatementStore
 from llm.answering.answer import Answer, Citation
 from llm.answering.composer import compose_answer
 from llm.embeddings import EMBEDDING_FAILURES, Embedder
-from llm.executor import execute
+from llm.executor import execute, stated_figure
 from llm.understanding.language import question_language
 
 log = logging.getLogger(__name__)
@@ -319,6 +319,7 @@ class ChatPipeline:
         with timer.stage("route"):
             routed, plan = self._plan(question, user_id, as_of, previous, scope)
         with timer.stage("search"):
+            plan = stated_figure(self.backend, user_id, question, plan)
             vector = self._query_vector(plan) if plan.intent is Intent.text_qa else None
             result = execute(self.backend, user_id, plan, vector)
         with timer.stage("compose"):
