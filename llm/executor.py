@@ -12,19 +12,24 @@ import numpy as np
 from elastic.backend import SearchBackend
 from elastic.ingest.pdf.facts import figures_named
 from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Metric, SortOrder
+from elastic.model.records import RECONCILED
 from elastic.model.results import (
     AggregateResult,
     CompareResult,
     SideResult,
+    StatementInfo,
+    StatementRows,
     TrendResult,
     average_per_interval,
 )
 from elastic.query.shaping import MIXED_CURRENCY
 from llm.answering.answer import Result
+from llm.understanding.offline_router import asks_how_it_works
 
 Numbers = TypeVar("Numbers", AggregateResult, TrendResult)
 # The category whose rows a statement figure sums: a question routed to those rows is kept.
 FIGURE_CATEGORIES = {"fees": "Fees", "interest": "Interest"}
+RATES = frozenset({"apr"})
 # Spend and income are directed so that their smallest and largest values are the smallest
 # and largest amounts: the transaction behind one is the listing's first row by amount.
 _EXTREME_ORDER = {Metric.min: SortOrder.smallest, Metric.max: SortOrder.largest}
@@ -119,7 +124,9 @@ def stated_figure(
         plan.metric is not Metric.sum or plan.merchants or plan.compare or plan.group_by
     ):
         return plan
-    names = figures_named(question)
+    names = [] if asks_how_it_works(question) else figures_named(question)
+    # A rate differs by kind of balance (purchases, cash): the terms say which, not one figure.
+    names = [name for name in names if name not in RATES]
     if not names or (
         plan.intent is Intent.aggregate and FIGURE_CATEGORIES.get(names[0]) in (plan.categories)
     ):
@@ -134,6 +141,39 @@ def stated_figure(
         date_to=plan.date_to,
     )
     return figure if backend.facts(user_id, figure) else plan
+
+
+def statements_behind(
+    backend: SearchBackend, user_id: str, plan: IntentPlan
+) -> list[StatementRows]:
+    """The statement PDFs an answer's rows came from that do not reconcile with their
+    balances, could not be checked, or were read by OCR: what the answer must say of them."""
+    if plan.intent not in (Intent.aggregate, Intent.trend, Intent.listing):
+        return []
+    counts: Counter[str] = Counter()
+    for part in [plan.side(side) for side in plan.compare] or [plan]:
+        counts.update(backend.statement_rows(user_id, part))
+    if not counts:
+        return []
+    infos = {info.source_file: info for info in backend.statements(user_id)}
+    behind = []
+    for source, rows in counts.most_common():
+        info = infos.get(source)
+        check = info.reconciliation if info else None
+        if info and check and (check.status != RECONCILED or check.ocr):
+            behind.append(StatementRows(info, rows))
+    return behind
+
+
+def _statements_of(backend: SearchBackend, user_id: str, plan: IntentPlan) -> list[StatementInfo]:
+    """The user's statements a question covers: of its accounts, overlapping its period."""
+    return [
+        s
+        for s in backend.statements(user_id)
+        if (not plan.accounts or s.account_name in plan.accounts)
+        and (plan.date_from is None or s.statement_to >= plan.date_from)
+        and (plan.date_to is None or s.statement_from <= plan.date_to)
+    ]
 
 
 def execute(
@@ -155,6 +195,8 @@ def execute(
         case Intent.text_qa:
             result = backend.text_qa(user_id, plan, query_vector)
             if plan.facts:
-                result = replace(result, facts=backend.facts(user_id, plan))
+                facts = backend.facts(user_id, plan)
+                searched = [] if facts else _statements_of(backend, user_id, plan)
+                result = replace(result, facts=facts, searched=searched)
             return result
     return None

@@ -21,7 +21,7 @@ from elastic.statement_store import StatementStore
 from llm.answering.answer import Answer, Citation
 from llm.answering.composer import compose_answer
 from llm.embeddings import EMBEDDING_FAILURES, Embedder
-from llm.executor import execute, stated_figure
+from llm.executor import execute, stated_figure, statements_behind
 from llm.understanding.language import question_language
 
 log = logging.getLogger(__name__)
@@ -322,9 +322,10 @@ class ChatPipeline:
             plan = stated_figure(self.backend, user_id, question, plan)
             vector = self._query_vector(plan) if plan.intent is Intent.text_qa else None
             result = execute(self.backend, user_id, plan, vector)
+            behind = statements_behind(self.backend, user_id, plan) if result else []
         with timer.stage("compose"):
             language = question_language(question)
-            answer = compose_answer(plan, result, self.embedder.embed, routed, language)
+            answer = compose_answer(plan, result, self.embedder.embed, routed, language, behind)
             if rewrite and self.composer is not None and result is not None:
                 answer = self.composer.compose(question, answer)
         answer.timings_ms = timer.timings

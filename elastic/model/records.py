@@ -109,6 +109,7 @@ class Reconciliation:
     sections: tuple[SectionCheck, ...] = ()
     reason: str | None = None  # why not reconciled, in words
     ocr: bool = False  # some of the rows were read by OCR from a page without a text layer
+    currency: str = ""  # of the balances and the gap
 
     def as_json(self) -> str:
         """Stored with the statement's pages (both backends keep it as text)."""
@@ -130,6 +131,7 @@ class Reconciliation:
                 ],
                 "reason": self.reason,
                 "ocr": self.ocr,
+                "currency": self.currency,
             }
         )
 
@@ -156,6 +158,7 @@ class Reconciliation:
             ),
             reason=data.get("reason"),
             ocr=bool(data.get("ocr")),
+            currency=data.get("currency") or "",
         )
 
     def describe(self) -> str:

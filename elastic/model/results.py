@@ -161,6 +161,8 @@ class TextQAResult:
     keyword_only: bool = False  # the vector half failed; hits come from BM25 alone
     note: str | None = None
     facts: list[StatementFact] = field(default_factory=list)  # newest first
+    # A figure asked for that no statement states: the statements that were searched for it.
+    searched: list[StatementInfo] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -207,6 +209,14 @@ class Vocabulary:
     first_date: date | None
     last_date: date | None
     currency: str = "USD"
+
+
+@dataclass(frozen=True)
+class StatementRows:
+    """How many of an answer's rows came from one statement PDF, and that statement."""
+
+    statement: StatementInfo
+    rows: int
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
@@ -17,13 +17,14 @@ import numpy as np
 from elastic.ingest.pdf.reader import body_text
 from elastic.masking import mask_account, mask_account_numbers
 from elastic.model.plan import Direction, Intent, IntentPlan, Metric, SortOrder
-from elastic.model.records import StatementFact, Transaction
+from elastic.model.records import OFF, RECONCILED, StatementFact, Transaction
 from elastic.model.results import (
     AggregateResult,
     Bucket,
     CompareResult,
     ListingResult,
     StatementHit,
+    StatementRows,
     TextQAResult,
     TrendResult,
     series_total,
@@ -466,10 +467,27 @@ def steers(sentence: str) -> bool:
     return bool(_DIALOGUE_TURN.search(sentence) or _INSTRUCTION.search(sentence))
 
 
+MAX_HEADING_WORDS = 8
+
+
+def _heading(sentence: str) -> bool:
+    """A heading or a label without its value ("Previous Balance", "Other Charges & Fees"):
+    a few words, no figure, no sentence's end. It is never quoted as an answer."""
+    words = sentence.split()
+    return (
+        len(words) <= MAX_HEADING_WORDS
+        and not any(ch.isdigit() for ch in sentence)
+        and not sentence.rstrip().endswith((".", "!", "?"))
+    )
+
+
 def _candidates(hit: StatementHit) -> list[str]:
-    """The sentences of a page that may be quoted: long enough, and not steering the reader."""
+    """The sentences of a page that may be quoted: long enough, neither a heading nor steering
+    the reader."""
     return [
-        s for s in sentences(body_text(hit.text, hit.bank_name)) if len(s) > 15 and not steers(s)
+        s
+        for s in sentences(body_text(hit.text, hit.bank_name))
+        if len(s) > 15 and not steers(s) and not _heading(s)
     ]
 
 
@@ -576,6 +594,8 @@ def compose_text_qa(
     w = w or wording()
     if result.facts:
         return compose_facts(result.facts, w)
+    if plan.facts:
+        return _no_figure(plan, result, w)
     if not result.hits:
         return [Prose(w.text("text_qa.nothing"))], []
     question = _without_accounts(plan.text or "", plan.accounts)
@@ -609,6 +629,43 @@ def compose_text_qa(
     return [Prose(text), *notes], [citation, *others[:2]]
 
 
+def _statement_name(bank: str, account: str) -> str:
+    """A statement as people name it: "Mercury credit card", "Westpac hotpoints World
+    Mastercard" (the bank once)."""
+    return account if bank.casefold() in account.casefold() else f"{bank} {account}"
+
+
+def _no_figure(plan: IntentPlan, result: TextQAResult, w: Wording) -> Composed:
+    """A figure no statement states: which statements were searched for it, and the pages that
+    come closest, cited; never a passage passed off as the figure."""
+    label = w.fact_label(plan.facts[0])
+    if not result.searched:
+        return [Prose(w.text("text_qa.no_statements", label=label))], []
+    searched = w.text("note.separator").join(
+        w.text(
+            "text_qa.searched_statement",
+            name=plain(_statement_name(s.bank_name, s.account_name)),
+            period=w.period_range(s.statement_from, s.statement_to),
+        )
+        for s in result.searched
+    )
+    citations = [statement_citation(i, h, h.text[:300], w) for i, h in enumerate(result.hits, 1)]
+    text = w.text(
+        "text_qa.no_figure",
+        label=label,
+        statements=w.plural(len(result.searched), "searched_statement"),
+        searched=searched,
+    )
+    parts: list[Part] = [Prose(text)]
+    if citations:
+        listed = "; ".join(
+            w.text("text_qa.closest_source", source=c.source, page=c.page, n=c.n)
+            for c in citations[:3]
+        )
+        parts.append(Prose(w.text("text_qa.closest_pages", listed=listed)))
+    return parts, citations[:3]
+
+
 def compose_clarify(plan: IntentPlan, w: Wording | None = None) -> Composed:
     """A clarification in the asker's language: the router's English messages are worded
     again by ``clarifications``."""
@@ -635,9 +692,24 @@ def compose_answer(
     embed: Embed | None = None,
     routed: IntentPlan | None = None,
     language: str = ENGLISH,
+    behind: Sequence[StatementRows] = (),
 ) -> Answer:
-    """The deterministic answer in ``language``: its parts, their text and its citations."""
+    """The deterministic answer in ``language``: its parts, their text and its citations.
+    ``behind``: statements the answer's rows came from that do not reconcile or were read by
+    OCR; the answer says so in one line, and its citations of rows say OCR."""
     parts, citations = compose_parts(plan, result, embed, language)
+    if behind:
+        w = wording(language)
+        note = behind_note(behind, w)
+        if note:
+            parts = [*parts, Note(note)]
+        if any(s.statement.reconciliation and s.statement.reconciliation.ocr for s in behind):
+            citations = [
+                replace(c, source=w.text("citation.ocr", source=c.source))
+                if c.kind == "transactions"
+                else c
+                for c in citations
+            ]
     text = parts_markdown(parts)
     return Answer(
         plan.intent,
@@ -648,6 +720,31 @@ def compose_answer(
         routed_plan=routed,
         parts=parts,
         language=wording(language).code,
+    )
+
+
+def behind_note(behind: Sequence[StatementRows], w: Wording) -> str | None:
+    """One line on the rows of statements that do not reconcile: how many, and each statement
+    with its gap (or that it could not be checked); None when every statement behind does."""
+    unsure = [s for s in behind if s.statement.reconciliation.status != RECONCILED]
+    if not unsure:
+        return None
+    statements = w.text("note.separator").join(
+        w.text(
+            "note.statement_off" if check.status == OFF else "note.statement_unchecked",
+            account=plain(s.statement.account_name),
+            period=w.period_range(s.statement.statement_from, s.statement.statement_to),
+            gap=w.money(check.gap, check.currency or "USD") if check.gap is not None else "",
+        )
+        for s in unsure
+        if (check := s.statement.reconciliation)
+    )
+    rows = sum(s.rows for s in unsure)
+    return w.text(
+        "note.unreconciled",
+        rows=w.plural(rows, "row"),
+        statements=w.plural(len(unsure), "statement"),
+        listed=statements,
     )
 
 

@@ -1011,9 +1011,15 @@ def _compare_into(plan: IntentPlan, comparison: _Comparison) -> None:
             setattr(plan, kind, [])
 
 
+def asks_how_it_works(text: str) -> bool:
+    """Whether a question asks how a figure works ("How is interest calculated?"), not what
+    it is."""
+    return bool(_NOT_A_FIGURE.search(text))
+
+
 def _facts_asked(text: str) -> list[str]:
     """The statement fact a question asks the value of ("closing balance"), at most one."""
-    if _NOT_A_FIGURE.search(text):
+    if asks_how_it_works(text):
         return []
     return next(([name] for name, pattern in _FACTS if pattern.search(text)), [])
 

@@ -165,7 +165,7 @@ def read_statement(
         period=period,
         currency=currency,
         facts=_as_reconciled(candidates, table.reconciliation),
-        reconciliation=replace(table.reconciliation, ocr=bool(ocr_rows)),
+        reconciliation=replace(table.reconciliation, ocr=bool(ocr_rows), currency=currency),
         problems=problems,
         assumed=assumed,
         notes=table.notes,

@@ -1132,18 +1132,30 @@ class _Signs:
         return [e for e in self.entries if isinstance(e, _Row)]
 
     def best(self, owed: bool) -> tuple[bool, Reconciliation, list[str]]:
-        """The reading that reconciles: ``owed`` as given unless only the other one does. The
-        rows keep the signs of the reading chosen."""
+        """The reading the statement bears out, ``owed`` (the caller's guess) on a tie: the one
+        that reconciles, then the one whose money in and out meet the totals it prints, then
+        the one whose closing balance is no debt owed the other way. Flipping every sign and
+        the way balances move reconciles as well as the right reading; the totals and the
+        balance's sign tell them apart. The rows keep the signs of the reading chosen."""
         readings = []
         for candidate in (owed, not owed):
             notes = self.sign(candidate)
-            readings.append((candidate, self.reconcile(candidate), notes, self._amounts()))
-        chosen = readings[0]
-        if chosen[1].status != RECONCILED and readings[1][1].status == RECONCILED:
-            chosen = readings[1]
-        for row, amount in zip(self.rows, chosen[3], strict=True):
+            check = self.reconcile(candidate)
+            score = (
+                check.status == RECONCILED,
+                self._totals_met(),
+                not (candidate and check.closing is not None and check.closing < 0),
+                candidate == owed,
+            )
+            readings.append((score, candidate, check, notes, self._amounts()))
+        score, chosen, check, notes, amounts = max(readings, key=lambda r: r[0])
+        for row, amount in zip(self.rows, amounts, strict=True):
             row.amount = amount
-        return chosen[0], chosen[1], chosen[2]
+        return chosen, check, notes
+
+    def _totals_met(self) -> int:
+        """How many of the money in and out totals the statement prints the rows meet."""
+        return sum(1 for check in _stated_checks(self.stated, self.rows) if not check.gap)
 
     def _amounts(self) -> list[Decimal | None]:
         return [row.amount for row in self.rows]
