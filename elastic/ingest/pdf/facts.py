@@ -98,6 +98,7 @@ class Line:
     folded: str
     starts: tuple[int, ...]  # offset of each word in ``text``
     cells: tuple[tuple[int, int], ...]  # offsets in ``text`` of each cell
+    joined: bool = False  # a label's cell read with the one under it (``_continued_labels``)
 
     @property
     def top(self) -> float:
@@ -140,10 +141,10 @@ def page_lines(page: PageText) -> list[Line]:
     return lines
 
 
-def make_line(page: int, order: int, words: tuple[Word, ...]) -> Line:
+def make_line(page: int, order: int, words: tuple[Word, ...], joined: bool = False) -> Line:
     text = " ".join(w.text for w in words)
     starts = tuple(accumulate((len(w.text) + 1 for w in words[:-1]), initial=0))
-    return Line(page, order, words, text, fold(text), starts, _cells(words))
+    return Line(page, order, words, text, fold(text), starts, _cells(words), joined)
 
 
 _CONTINUED = re.compile(r"(?:[&,+]|\b(?:and|und|et|y|en))\s*$", re.IGNORECASE)
@@ -164,7 +165,7 @@ def _continued_labels(lines: list[Line]) -> Iterator[Line]:
             lower, lower_start, lower_end = below
             upper = line.words[line.word_at(start) : line.word_at(end - 1) + 1]
             joined = lower.words[lower.word_at(lower_start) : lower.word_at(lower_end - 1) + 1]
-            yield make_line(lower.page, lower.order, (*upper, *joined))
+            yield make_line(lower.page, lower.order, (*upper, *joined), joined=True)
 
 
 def _cells(words: tuple[Word, ...]) -> tuple[tuple[int, int], ...]:
@@ -312,7 +313,9 @@ def value_below(
         return None
     x0, top, x1, bottom = label.box
     height = bottom - top
-    cell = _cell_below(lines, label.line, (x0, x1), bottom, height)
+    # A label over two lines ("Fees and" over "charges") has its value under its lower line.
+    low = label.line.bottom if label.line.joined else bottom
+    cell = _cell_below(lines, label.line, (x0, x1), low, height)
     if cell is None:
         return None
     found = _cell_value(label, *cell, find, lead)

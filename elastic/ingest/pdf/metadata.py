@@ -260,6 +260,8 @@ def _product_line(lines: list[Line]) -> str | None:
                 continue  # "GSTIN of SBI Card : 06A59K1V" labels a value
             folded = _IGNORE.sub(" ", fold(_NUMBERS.sub(" ", text)))
             words = [word for word in folded.split() if _NAME_WORD_RE.search(word)]
+            while words and words[0] in _JOINERS:  # "Statement of account": "of account"
+                words = words[1:]
             if not 1 <= len(words) <= MAX_PRODUCT_WORDS or " ".join(words) in _GENERIC:
                 continue
             cleaned = " ".join(words)

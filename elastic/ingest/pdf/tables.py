@@ -297,7 +297,7 @@ def _dated(
     """The date, with a year that is not printed taken from the statement period: the year that
     puts the day in the period or nearest to it (a December row of a January statement belongs
     to the year before). A day the month lacks is kept at the month's last day (the flag says
-    so); a year in which the day exists is preferred."""
+    so); of two years as near, one in which the day exists is preferred."""
     year, month, day = parsed
     if not 1 <= month <= 12 or not 1 <= day <= 31:
         return None
@@ -310,7 +310,7 @@ def _dated(
         options.append((moved, _distance(real, period), real))
     if not options:
         return None
-    moved, _, chosen = min(options)
+    _, moved, chosen = min((distance, moved, day) for moved, distance, day in options)
     return chosen, moved
 
 
@@ -332,7 +332,7 @@ def _dates(
     return [(p := _parse_date(t, order)) and _dated(p, period) for t in texts]
 
 
-def _printed_period(pages: Sequence[PageText]) -> tuple[date, date] | None:
+def printed_period(pages: Sequence[PageText]) -> tuple[date, date] | None:
     """The first and last full dates printed anywhere on the pages (a statement date, a due
     date, a row's own date): what a statement without a stated period dates its rows by."""
     days: list[date] = []
@@ -888,6 +888,42 @@ class _Reader:
         return row
 
 
+def _listed_rows(pages: Sequence[PageText]) -> list[_Row | _Stated]:
+    """Rows of a statement that prints no table header: lines that start with a date and end
+    with an amount ("03 Feb 2022 KIWI CORNER STORE 12.40"), with what they print between as
+    the description, and the balances its lines state."""
+    entries: list[_Row | _Stated] = []
+    for page in pages:
+        for line in group_lines(page.words, page.ocr):
+            entries += _stated_in(line, page.number)
+            row = _listed_row(line, page.number)
+            if row is not None:
+                entries.append(row)
+    return entries
+
+
+def _listed_row(line: Sequence[Word], page: int) -> _Row | None:
+    dated = next((size for size in (3, 2, 1) if _is_date(" ".join(w.text for w in line[:size]))), 0)
+    if not dated or len(line) < dated + 2:
+        return None
+    for size in (2, 1):  # "12.40 CR", "12.40"
+        money = _money(" ".join(w.text for w in line[-size:]))
+        if money is not None:
+            break
+    else:
+        return None
+    text = list(line[dated:-size])
+    if not text or not any(_LETTERS.search(w.text) for w in text) or _stated_kind(text):
+        return None
+    cells = _Cells(list(line[:dated]), text, [], {"amount": money}, list(line[-size:]), False)
+    row = _Row(page, " ".join(w.text for w in line[:dated]))
+    row.add(cells)
+    return row
+
+
+_LETTERS = re.compile(r"[^\W\d_]{2,}")
+
+
 def _side_by_side(columns: Sequence[_Column]) -> bool:
     """Whether a header repeats one group of columns across the page ("Date Amount Date
     Amount"), as lists printed in several columns do."""
@@ -971,6 +1007,8 @@ def read_transactions(
     for page in pages:
         reader.read(page)
     if not reader.headers:
+        reader.entries = _listed_rows(pages)
+    if not any(isinstance(e, _Row) for e in reader.entries):
         reason = "no transaction table: no header row names a date column and an amount column"
         return TableResult([], Reconciliation(UNCHECKED, reason=reason))
     lines = [e for e in reader.entries if isinstance(e, _Stated)]
@@ -986,7 +1024,7 @@ def read_transactions(
     openings = _balances(opening, [s.value for s in lines if s.kind == "opening"])
     closings = _balances(closing, [s.value for s in reversed(lines) if s.kind == "closing"])
     today = date.today()
-    period = period or _printed_period(pages) or (today - timedelta(days=365), today)
+    period = period or printed_period(pages) or (today - timedelta(days=365), today)
     rows = [e for e in entries if isinstance(e, _Row)]
     days = _dates([r.date_text for r in rows], period, currency)
     newest_first = _newest_first([d[0] for d in days if d])
