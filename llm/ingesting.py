@@ -11,18 +11,22 @@ from elastic.ingest.landing import (
     FileDefaults,
     FilePreview,
     Progress,
+    StatementPreview,
     ingest_file,
     preview_export,
+    preview_statement,
     read_export,
 )
 from elastic.ingest.parsed import ParsedFile
+from elastic.ingest.pdf.page_reader import read_pages
+from elastic.ingest.pdf.page_words import PageText
 from elastic.model.records import IngestReport
 from elastic.statement_store import StatementStore
 from llm.pipeline import ChatPipeline
 from llm.services import category_fallback
 from settings import Settings
 
-__all__ = ["FileDefaults", "FilePreview", "Importer", "Progress"]
+__all__ = ["FileDefaults", "FilePreview", "Importer", "PageText", "Progress", "StatementPreview"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,24 @@ class Importer:
             source,
             defaults,
             self.settings.default_currency,
+        )
+
+    def statement_pages(self, path: Path) -> list[PageText]:
+        """A statement PDF's words, page by page (OCR for a scanned page): the slow part of a
+        preview, kept by the page while its fields are edited. Raises ``UnreadableFile``."""
+        return read_pages(path)
+
+    def preview_statement(
+        self, path: Path, defaults: FileDefaults, pages: list[PageText] | None = None
+    ) -> StatementPreview:
+        """A statement PDF as it would land with ``defaults`` (its edited fields)."""
+        return preview_statement(
+            self.pipeline.backend,
+            path,
+            self.user_id,
+            defaults,
+            self.settings.default_currency,
+            pages,
         )
 
     def land(

@@ -41,6 +41,7 @@ from elastic.ingest.parsed import (
     assume_account_name,
     assume_bank,
 )
+from elastic.ingest.pdf.page_words import PageText
 from elastic.ingest.pdf.statement import PDF_FORMAT, PdfStatement, StatementValues, read_statement
 from elastic.model.embedder import Embedder
 from elastic.model.plan import TRANSFERS_CATEGORY
@@ -48,6 +49,7 @@ from elastic.model.records import (
     OFF,
     IngestProblem,
     IngestReport,
+    Reconciliation,
     StatementChunk,
     StatementFact,
     Transaction,
@@ -89,6 +91,21 @@ class FileDefaults:
     account_no: str | None = None
     bank_name: str | None = None
     currency: str | None = None
+    # A statement PDF's, as its preview was edited: they win over what is read.
+    period: tuple[date, date] | None = None
+    opening_balance: Decimal | None = None
+    closing_balance: Decimal | None = None
+
+    def statement_values(self) -> StatementValues:
+        return StatementValues(
+            self.bank_name,
+            self.account_name,
+            self.account_no,
+            self.currency,
+            self.period,
+            self.opening_balance,
+            self.closing_balance,
+        )
 
 
 @dataclass(frozen=True)
@@ -649,6 +666,67 @@ def preview_export(
     return FilePreview(parsed.format, rows, booked, pending, assumed, [*parsed.problems, *problems])
 
 
+@dataclass(frozen=True)
+class StatementPreview:
+    """A statement PDF as it would land, before anything is written: what it says about
+    itself, its first rows cleaned, how they reconcile, and what was assumed or not read."""
+
+    bank_name: str
+    account_name: str
+    account_no: str
+    currency: str
+    period: tuple[date, date]
+    opening_balance: Decimal | None
+    closing_balance: Decimal | None
+    rows: list[Transaction]
+    row_count: int
+    reconciliation: Reconciliation
+    assumed: list[str]
+    problems: list[IngestProblem]
+    notes: list[str]
+
+
+def preview_statement(
+    backend: SearchBackend,
+    path: Path,
+    user_id: str,
+    defaults: FileDefaults,
+    default_currency: str = "USD",
+    pages: list[PageText] | None = None,
+    limit: int = 20,
+) -> StatementPreview:
+    """A statement PDF read as ``land_statement`` would read it (``pages`` when read already),
+    with its first ``limit`` rows cleaned; raises ``UnreadableFile`` for a corrupt or locked
+    file."""
+    statement = read_statement(
+        path, path.name, defaults.statement_values(), default_currency, pages
+    )
+    parsed = statement.transactions
+    rows: list[Transaction] = []
+    count, problems = 0, list(statement.problems)
+    if parsed is not None:
+        first = preview_export(
+            backend, parsed, user_id, path.name, defaults, default_currency, limit
+        )
+        rows, count, problems = first.rows, first.row_count, [*problems, *first.problems]
+    figures = {f.name: f.amount for f in statement.facts}
+    return StatementPreview(
+        bank_name=statement.bank_name,
+        account_name=statement.account_name,
+        account_no=statement.account_no,
+        currency=statement.currency,
+        period=statement.period,
+        opening_balance=figures.get("opening_balance"),
+        closing_balance=figures.get("closing_balance"),
+        rows=rows,
+        row_count=count,
+        reconciliation=statement.reconciliation,
+        assumed=statement.assumed,
+        problems=problems,
+        notes=statement.notes,
+    )
+
+
 def ingest_file(
     backend: SearchBackend,
     path: Path,
@@ -815,9 +893,7 @@ def _read_statement(
 ) -> _StatementRead:
     try:
         source_file = store.name_for(path, user_id)
-        given = StatementValues(
-            defaults.bank_name, defaults.account_name, defaults.account_no, defaults.currency
-        )
+        given = defaults.statement_values()
         return source_file, read_statement(path, source_file, given, default_currency)
     except (OSError, UnreadableFile) as exc:
         return IngestProblem(path.name, "file", str(exc))

@@ -17,7 +17,7 @@ from elastic.ingest.pdf.metadata import read_metadata
 from elastic.ingest.pdf.page_reader import MAX_PAGES, read_pages
 from elastic.ingest.pdf.page_words import PageText
 from elastic.ingest.pdf.reader import body_text, page_texts, split_chunks
-from elastic.ingest.pdf.tables import Stated, read_transactions
+from elastic.ingest.pdf.tables import Stated, printed_period, read_transactions
 from elastic.masking import mask_account
 from elastic.model.records import (
     RECONCILED,
@@ -40,6 +40,9 @@ class StatementValues:
     account_name: str | None = None
     account_no: str | None = None
     currency: str | None = None
+    period: tuple[date, date] | None = None
+    opening_balance: Decimal | None = None
+    closing_balance: Decimal | None = None
 
 
 @dataclass
@@ -70,6 +73,23 @@ def _kind_name(bank: str | None, card: bool, loan: bool) -> str:
     """What a statement that names no product is for: "SBI Card credit card", "Loan"."""
     kind = "credit card" if card else "loan" if loan else "account"
     return f"{bank} {kind}" if bank else kind.capitalize()
+
+
+def _given_balances(
+    candidates: dict[str, list[PdfFact]], given: StatementValues
+) -> dict[str, list[PdfFact]]:
+    """The balances the person importing gives replace those read (kept at the spot the
+    statement prints them, when it does)."""
+    for name, value in (
+        ("opening_balance", given.opening_balance),
+        ("closing_balance", given.closing_balance),
+    ):
+        if value is None:
+            continue
+        printed = candidates.get(name)
+        page, box = (printed[0].page, printed[0].box) if printed else (1, (0.0, 0.0, 0.0, 0.0))
+        candidates[name] = [PdfFact(name, value, None, page, box, "as given at import")]
+    return candidates
 
 
 def _values(candidates: dict[str, list[PdfFact]], name: str) -> list[Decimal]:
@@ -107,12 +127,16 @@ def _page_text(page: PageText, layer: dict[int, str | None]) -> str | None:
 
 
 def read_statement(
-    path: Path, source_file: str, given: StatementValues, default_currency: str
+    path: Path,
+    source_file: str,
+    given: StatementValues,
+    default_currency: str,
+    pages: list[PageText] | None = None,
 ) -> PdfStatement:
     """Everything a statement PDF holds; raises ``UnreadableFile`` for a corrupt or locked
-    file."""
+    file. ``pages``: the file's pages when they were read already (a preview edited)."""
     source = path.name
-    pages = read_pages(path)
+    pages = read_pages(path) if pages is None else pages
     problems = [IngestProblem(source, f"page {p.number}", p.problem) for p in pages if p.problem]
     meta = read_metadata(pages)
     currency = (given.currency or meta.currency or "").upper()
@@ -120,9 +144,9 @@ def read_statement(
     if not currency:
         currency = default_currency
         assumed.append(f"currency {currency} (the statement names none; give --currency)")
-    candidates = fact_candidates(pages, currency)
+    candidates = _given_balances(fact_candidates(pages, currency), given)
     facts = [found[0] for found in candidates.values()]
-    period = meta.period
+    period = given.period or meta.period
     bank = given.bank_name or meta.bank_name
     name = given.account_name or meta.account_name
     # Digits and letters only, as exports store them, so rows of both match.
@@ -146,12 +170,17 @@ def read_statement(
         _stated(facts),
         owed=meta.is_card or meta.is_loan,
     )
-    if period is not None and meta.period is None and table.rows:
+    if period is not None and meta.period is None and not given.period and table.rows:
         days = [r.date for r in table.rows if r.date]
         period = (min(days), period[1])
     if period is None and table.rows:
         days = [r.date for r in table.rows if r.date]
         period = (min(days), max(days))
+    if period is None and (printed := printed_period(pages)):
+        period = printed
+        assumed.append(
+            f"statement period {printed[0]} to {printed[1]}: the first and last dates it prints"
+        )
     if period is None:
         today = date.today()
         period = (today, today)
