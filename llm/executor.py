@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
@@ -10,12 +11,13 @@ from typing import TypeVar
 import numpy as np
 
 from elastic.backend import SearchBackend
-from elastic.ingest.pdf.facts import figures_named
+from elastic.ingest.pdf.facts import figures_named, find_money
 from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Metric, SortOrder
 from elastic.model.records import RECONCILED
 from elastic.model.results import (
     AggregateResult,
     CompareResult,
+    PayeeLines,
     SideResult,
     StatementInfo,
     StatementRows,
@@ -163,6 +165,53 @@ def statements_behind(
         if info and check and (check.status != RECONCILED or check.ocr):
             behind.append(StatementRows(info, rows))
     return behind
+
+
+MAX_PAYEE_WORDS = 5  # a payee's name in a question
+_QUESTION_WORD = re.compile(r"[\w&'’.-]+")
+
+
+def statement_lines(
+    backend: SearchBackend, user_id: str, question: str, question_words: frozenset[str]
+) -> PayeeLines | None:
+    """The lines of the user's statements that print a name the question asks about, with an
+    amount at their end (a row the import could not read as a transaction): the longest run
+    of the question's words, other than ``question_words``, that such a line holds."""
+    words = _QUESTION_WORD.findall(question)
+    runs: list[list[str]] = [[]]
+    for word in words:
+        if word.casefold().strip(".'’") in question_words:
+            runs.append([])
+        else:
+            runs[-1].append(word.strip(".'’"))
+    names = {
+        " ".join(run[start : start + size])
+        for run in runs
+        for size in range(1, min(len(run), MAX_PAYEE_WORDS) + 1)
+        for start in range(len(run) - size + 1)
+    }
+    for name in sorted(names, key=lambda n: (-len(n.split()), -len(n))):
+        if len(name) < MIN_NAME_CHARS:
+            continue
+        plan = IntentPlan(intent=Intent.text_qa, text=name)
+        pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)
+        found = [
+            (hit, line.strip())
+            for hit in backend.text_qa(user_id, plan, None).hits
+            for line in hit.text.splitlines()
+            if pattern.search(line) and _ends_in_amount(line)
+        ]
+        if found:
+            return PayeeLines(name, found)
+    return None
+
+
+MIN_NAME_CHARS = 3
+
+
+def _ends_in_amount(line: str) -> bool:
+    amounts = list(find_money(line))
+    return bool(amounts) and not line[amounts[-1][1] :].strip(" CRDcrd")
 
 
 def _statements_of(backend: SearchBackend, user_id: str, plan: IntentPlan) -> list[StatementInfo]:

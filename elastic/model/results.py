@@ -212,6 +212,15 @@ class Vocabulary:
 
 
 @dataclass(frozen=True)
+class PayeeLines:
+    """Lines of the user's statements that print a name a question asks about, each with the
+    page it is on: what answers a question about a payee whose rows did not land."""
+
+    name: str
+    lines: list[tuple[StatementHit, str]]
+
+
+@dataclass(frozen=True)
 class StatementRows:
     """How many of an answer's rows came from one statement PDF, and that statement."""
 

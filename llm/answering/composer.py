@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from elastic.ingest.pdf.facts import CURRENCY_SYMBOLS, find_money
 from elastic.ingest.pdf.reader import body_text
 from elastic.masking import mask_account, mask_account_numbers
 from elastic.model.plan import Direction, Intent, IntentPlan, Metric, SortOrder
@@ -23,6 +24,7 @@ from elastic.model.results import (
     Bucket,
     CompareResult,
     ListingResult,
+    PayeeLines,
     StatementHit,
     StatementRows,
     TextQAResult,
@@ -629,6 +631,38 @@ def compose_text_qa(
     return [Prose(text), *notes], [citation, *others[:2]]
 
 
+def compose_payee_lines(found: PayeeLines, w: Wording | None = None) -> Composed:
+    """A question about a payee whose rows did not land as transactions: the statement lines
+    that print it, each cited on its page, and what the amounts printed on them add up to."""
+    w = w or wording()
+    citations = [
+        statement_citation(n, hit, line, w) for n, (hit, line) in enumerate(found.lines, 1)
+    ]
+    listed = "\n".join(
+        f"- {plain(line, hit.account_no)} [{n}]" for n, (hit, line) in enumerate(found.lines, 1)
+    )
+    parts: list[Part] = [
+        Prose(
+            w.text("payee.lines", name=plain(found.name), lines=w.plural(len(found.lines), "line"))
+        ),
+        Prose(listed),
+    ]
+    amounts = [list(find_money(line))[-1][2] for _, line in found.lines]
+    currencies = {money.currency for money in amounts}
+    if len(currencies) <= 1:
+        total = sum((abs(money.amount) for money in amounts), Decimal(0))
+        currency = _currency_of(found.lines[0][0], next(iter(currencies), None))
+        parts.append(Prose(w.text("payee.total", total=w.money(total, currency))))
+    return parts, citations
+
+
+def _currency_of(hit: StatementHit, printed: str | None) -> str:
+    """The ISO code of a currency printed with an amount ("$", "€", "EUR"), else USD."""
+    if printed and len(printed) == 3 and printed.isalpha():
+        return printed
+    return CURRENCY_SYMBOLS.get(printed or "", "USD")
+
+
 def _statement_name(bank: str, account: str) -> str:
     """A statement as people name it: "Mercury credit card", "Westpac hotpoints World
     Mastercard" (the bank once)."""
@@ -693,11 +727,16 @@ def compose_answer(
     routed: IntentPlan | None = None,
     language: str = ENGLISH,
     behind: Sequence[StatementRows] = (),
+    payee: PayeeLines | None = None,
 ) -> Answer:
     """The deterministic answer in ``language``: its parts, their text and its citations.
     ``behind``: statements the answer's rows came from that do not reconcile or were read by
-    OCR; the answer says so in one line, and its citations of rows say OCR."""
-    parts, citations = compose_parts(plan, result, embed, language)
+    OCR; the answer says so in one line, and its citations of rows say OCR. ``payee``: the
+    statement lines that answer a question about a payee whose rows did not land."""
+    if payee is not None:
+        parts, citations = compose_payee_lines(payee, wording(language))
+    else:
+        parts, citations = compose_parts(plan, result, embed, language)
     if behind:
         w = wording(language)
         note = behind_note(behind, w)
