@@ -1,5 +1,6 @@
 """Statement PDFs in other banks' layouts, landed on both backends and answered against their
-truth: pages searchable, facts stated on the page, transactions where they reconcile."""
+truth: pages searchable, facts stated on the page, every readable row with how its statement
+reconciles, and the rows that cannot be read named with their page."""
 
 from __future__ import annotations
 
@@ -78,19 +79,29 @@ def rows_of(backend: SearchBackend, user: str) -> list:
     return backend.listing(user, plan).rows
 
 
-def test_every_statement_lands_its_pages_and_reconciled_rows(landed, layouts):
+def test_every_statement_lands_its_pages_and_every_readable_row(landed, layouts):
     backend, reports = landed
     for truth in layouts[1]:
-        report = reports[truth["file"]]
+        name, report = truth["file"], reports[truth["file"]]
         assert report.format == "statement PDF"
-        assert not report.problems, (truth["file"], report.problems)
-        chunks = backend.statement_chunks(user_of(truth), _statement_id(backend, truth))
-        assert {c.page for c in chunks} == set(range(1, truth["pages"] + 1)), truth["file"]
-        rows = rows_of(backend, user_of(truth))
-        assert len(rows) == truth["transactions"], truth["file"]
-        assert sum(r.amount for r in rows) == Decimal(truth["closing_balance"]) - Decimal(
-            truth["opening_balance"]
+        check, unread = truth["reconciliation"], truth["unread"]
+        # A statement whose rows fall short is reported, and so is each row not read, by page.
+        expected = [f"page {u['page']}" for u in unread] + (
+            ["file"] if check["status"] == "off" else []
         )
+        assert [p.location for p in report.problems] == expected, (name, report.problems)
+        for problem, row in zip(report.problems, unread, strict=False):
+            assert row["date"] in problem.reason and row["amount"] in problem.reason, name
+        chunks = backend.statement_chunks(user_of(truth), _statement_id(backend, truth))
+        assert {c.page for c in chunks} == set(range(1, truth["pages"] + 1)), name
+        (info,) = backend.statements(user_of(truth))
+        assert info.reconciliation is not None and info.reconciliation.status == check["status"]
+        rows = rows_of(backend, user_of(truth))
+        assert len(rows) == truth["transactions"] - len(unread), name
+        assert {r.reconciliation for r in rows} == {check["status"]}, name
+        gap = Decimal(check.get("gap", "0"))
+        moved = Decimal(truth["closing_balance"]) - Decimal(truth["opening_balance"])
+        assert sum(r.amount for r in rows) == moved + gap, name  # the missed rows are money out
         assert all(r.page and r.box for r in rows)  # each row can be shown on its page
 
 
