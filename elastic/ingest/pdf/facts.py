@@ -159,7 +159,7 @@ def _continued_labels(lines: list[Line]) -> Iterator[Line]:
             if not _CONTINUED.search(line.text[start:end]):
                 continue
             x0, top, x1, bottom = line.box(start, end)
-            below = _cell_below(lines, line, (x0, x1), bottom, bottom - top)
+            below = cell_below(lines, line, (x0, x1), bottom, bottom - top)
             if below is None:
                 continue
             lower, lower_start, lower_end = below
@@ -298,6 +298,25 @@ def value_beside(
     return None
 
 
+def value_across(label: Label, lines: list[Line], find: Finder[T]) -> Found[T] | None:
+    """The value at the start of the cell right of ``label`` on the line above or below it that
+    shares its height: one printed line that the grouping split in two (OCR boxes of a label
+    and its value a little apart in height)."""
+    _, top, x1, bottom = label.box
+    cells = []
+    for line in lines[max(label.line.order - 1, 0) : label.line.order + 2]:
+        if line is label.line:
+            continue
+        for start, end in line.cells:
+            box = line.box(start, end)
+            shared = min(bottom, box[3]) - max(top, box[1])
+            if box[0] >= x1 and shared >= (bottom - top) / 2:
+                cells.append((box[0], line, start, end))
+    for _, line, start, end in sorted(cells, key=lambda cell: cell[0])[:1]:
+        return _cell_value(label, line, start, end, find)
+    return None
+
+
 def value_below(
     label: Label,
     lines: list[Line],
@@ -315,20 +334,20 @@ def value_below(
     height = bottom - top
     # A label over two lines ("Fees and" over "charges") has its value under its lower line.
     low = label.line.bottom if label.line.joined else bottom
-    cell = _cell_below(lines, label.line, (x0, x1), low, height)
+    cell = cell_below(lines, label.line, (x0, x1), low, height)
     if cell is None:
         return None
     found = _cell_value(label, *cell, find, lead)
     if found is None or first_of_column:
         return found
     value_box = found.line.box(found.start, found.end)
-    under = _cell_below(lines, found.line, (value_box[0], value_box[2]), value_box[3], height)
+    under = cell_below(lines, found.line, (value_box[0], value_box[2]), value_box[3], height)
     if under is not None and _cell_value(label, *under, find) is not None:
         return None
     return found
 
 
-def _cell_below(
+def cell_below(
     lines: list[Line], above: Line, span: tuple[float, float], bottom: float, height: float
 ) -> tuple[Line, int, int] | None:
     """The cell on the nearest line below ``bottom`` that overlaps ``span`` horizontally. A cell

@@ -27,13 +27,16 @@ from elastic.ingest.pdf.facts import (
     Found,
     Label,
     Line,
+    cell_below,
     find_money,
     fold,
     is_form,
     label_regions,
     labels_on,
+    make_line,
     page_lines,
     phrase_pattern,
+    value_across,
     value_below,
     value_beside,
 )
@@ -199,6 +202,7 @@ def _labelled(first: list[list[Line]], finders: dict[str, Finder[Any]]) -> dict[
                 value = value_beside(label, region_end, find, 0, one_cell=True)
                 # A product column ("Product" over its rows) names the first row's product.
                 value = value or value_below(label, lines, find, label.name == "product")
+                value = value or value_across(label, lines, find)
                 if value is not None:
                     found[label.name] = value
     return found
@@ -375,12 +379,16 @@ def _bank(page: PageText, lines: list[Line]) -> tuple[str | None, str | None]:
     """The bank and its country.
 
     A name printed on the first page's first lines that a banking word ends or starts
-    ("Harbour & Crane Bank", "Nordlicht Sparkasse") is the bank's, unless it is a known bank's
-    name with banking words only ("DBS Bank Ltd" is DBS). Otherwise a known bank named on the
-    first page (in its header or footer first, where the name stands rather than in a
-    transaction), else the first line when it reads as a name (no digits, no address, title or
-    label)."""
-    named = next((name for line in lines[:NAME_LINES] if (name := _printed_bank(line))), None)
+    ("Harbour & Crane Bank", "Nordlicht Sparkasse") is the bank's, also over two lines as a
+    logo prints it ("ANYCOMPANY" over "BANK"), unless it is a known bank's name with banking
+    words only ("DBS Bank Ltd" is DBS). Otherwise a known bank named on the first page (in its
+    header or footer first, where the name stands rather than in a transaction), else the first
+    line when it reads as a name (no digits, no address, title or label)."""
+    first = lines[:NAME_LINES]
+    named = next((name for line in first if (name := _printed_bank(line))), None)
+    named = named or next(
+        (name for line in _stacked_cells(lines, first) if (name := _printed_bank(line))), None
+    )
     if named:
         known = _known_in(named)
         if known is None:
@@ -397,6 +405,20 @@ def _bank(page: PageText, lines: list[Line]) -> tuple[str | None, str | None]:
     if lines and _looks_like_name(lines[0]):
         return lines[0].text.strip(), None
     return None, None
+
+
+def _stacked_cells(lines: list[Line], first: list[Line]) -> Iterator[Line]:
+    """Each cell of the ``first`` lines read with the cell right under it, as one line."""
+    for line in first:
+        for start, end in line.cells:
+            x0, top, x1, bottom = line.box(start, end)
+            below = cell_below(lines, line, (x0, x1), bottom, bottom - top)
+            if below is None:
+                continue
+            lower, lower_start, lower_end = below
+            upper = line.words[line.word_at(start) : line.word_at(end - 1) + 1]
+            under = lower.words[lower.word_at(lower_start) : lower.word_at(lower_end - 1) + 1]
+            yield make_line(line.page, line.order, (*upper, *under))
 
 
 def _known_in(name: str) -> tuple[tuple[str, str | None], list[str]] | None:
