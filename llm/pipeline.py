@@ -329,7 +329,7 @@ class ChatPipeline:
         with timer.stage("search"):
             plan = stated_figure(self.backend, user_id, question, plan)
             payee = None
-            if routed.intent is Intent.clarify:
+            if routed.intent is Intent.clarify and plan.intent is Intent.clarify:
                 # A payee no transaction names may be printed on lines that did not land.
                 words = wording(language).words("payee.question_words")
                 payee = statement_lines(self.backend, user_id, question, words)

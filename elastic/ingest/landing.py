@@ -602,7 +602,13 @@ def land_parsed(
     if writer.stored or seen:
         # Every row is read: the total is what the file held, not what was estimated.
         progress(writer.stored, seen + len(parsed.problems), source)
-    facts = _statement_facts(parsed, file_rows, resolved, defaults, source)
+    # A statement PDF's figures are stored as it prints them (``_pdf_facts``); balances its
+    # running balance implies would disagree with them when its rows do not reconcile.
+    facts = (
+        []
+        if parsed.reconciliation
+        else _statement_facts(parsed, file_rows, resolved, defaults, source)
+    )
     if facts:
         backend.add_facts(user_id, facts, facts_visible)
     if days:
