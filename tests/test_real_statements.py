@@ -161,8 +161,24 @@ def test_names_period_currency_and_figures_are_the_statements_own(env, ingested,
         assert fact_matches(fact, stated.get(fact), value), (fact, stated.get(fact), value)
 
 
+# Questions the product answers wrongly today, with why. Each stays asked and counted wrong in
+# the score; its test fails the day it is answered right, so the entry goes.
+KNOWN_MISSES = {
+    "How much did I spend at Retail Store 3?": (
+        "store numbers are stripped from merchant names (TESCO STORE 2345 is Tesco), so the "
+        "question's merchant is Retail and the answer sums every Retail Store row"
+    ),
+}
+
+
+def question_case(set_name: str, name: str, n: int) -> object:
+    reason = KNOWN_MISSES.get(SETS[set_name][name]["checks"][n]["question"])
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param((set_name, name, n), marks=marks)
+
+
 QUESTIONS = [
-    (set_name, name, n)
+    question_case(set_name, name, n)
     for set_name, name in CASES
     for n in range(len(SETS[set_name][name]["checks"]))
 ]
