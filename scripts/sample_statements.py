@@ -149,7 +149,7 @@ class Shop:
 
 
 def generate_statements(out: Path, seed: int = 7) -> list[Path]:
-    """Write the six statement PDFs and ``truth.json`` under ``out``; the same seed, the same
+    """Write the seven statement PDFs and ``truth.json`` under ``out``; the same seed, the same
     bytes."""
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)

@@ -620,7 +620,7 @@ def test_section_titles_sign_bare_amounts(tmp_path: Path):
     assert untitled.reconciled, untitled.reason
     assert [str(r.amount) for r in untitled.rows] == ["1500.00", "-250.50", "-15.00"]
     assert untitled.notes == [
-        "1 row(s) print no sign; the statement's totals decided which way they go"
+        "1 row prints no sign; the statement's totals decided which way it goes"
     ]
 
 
@@ -889,7 +889,7 @@ def test_unsigned_amounts_take_the_signs_that_meet_the_balances(tmp_path: Path):
     assert result.reconciled, result.reason
     assert [str(r.amount) for r in result.rows] == ["-45.00", "500.00", "-120.50"]
     assert result.notes == [
-        "3 row(s) print no sign; the statement's totals decided which way they go"
+        "3 rows print no sign; the statement's totals decided which way they go"
     ]
 
 

@@ -320,7 +320,7 @@ def _statement_card(context: AppContext, upload: _Upload) -> None:
         border=True,
         help=plain_markdown(check.describe()),
     )
-    st.caption(plain_markdown(f"{PDF_FORMAT}: {check.describe()}"))
+    st.caption(f"{PDF_FORMAT}: {plain_markdown(check.describe())}")
     for note in [*preview.assumed, *preview.notes]:
         st.caption(f"Note — {plain_markdown(note)}")
     if preview.problems:

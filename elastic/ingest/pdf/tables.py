@@ -1213,7 +1213,8 @@ class _Signs:
         decided = self._by_totals(owed)
         if decided:
             notes.append(
-                f"{decided} row(s) print no sign; the statement's totals decided which way they go"
+                f"{_rows_phrase(decided)} no sign; the statement's totals decided which way "
+                f"{'it goes' if decided == 1 else 'they go'}"
             )
         unsure = self._unsure()
         if owed:
@@ -1224,8 +1225,9 @@ class _Signs:
             for row in unsure:
                 row.amount = -row.money["amount"].value
             notes.append(
-                f"{len(unsure)} row(s) print no sign and nothing on the statement tells which "
-                f"way they go; they are taken as money out (the first: {_name(unsure[0])})"
+                f"{_rows_phrase(len(unsure))} no sign and nothing on the statement tells which "
+                f"way {'it goes; it is' if len(unsure) == 1 else 'they go; they are'} taken as "
+                f"money out (the first: {_name(unsure[0])})"
             )
         return notes
 
@@ -1414,3 +1416,8 @@ def _section_checks(totals: Sequence[_Total]) -> list[SectionCheck]:
                 rows, count = sum(cells, Decimal(0)), len(cells)
             checks.append(SectionCheck(found.name, value, rows, count, found.page))
     return checks
+
+
+def _rows_phrase(count: int) -> str:
+    """How many rows print: "1 row prints", "3 rows print"."""
+    return "1 row prints" if count == 1 else f"{count} rows print"
