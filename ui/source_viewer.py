@@ -164,7 +164,8 @@ def transactions_behind(context: AppContext, citation: Citation, key: str) -> No
         total = sum((row.amount for row in result.rows), start=Decimal(0))
         currency = frame_currency(result.rows)
         st.caption(
-            f"{result.total:,} transactions · signed total {money(total, currency)} "
+            f"{result.total:,} {'transaction' if result.total == 1 else 'transactions'} · "
+            f"signed total {money(total, currency)} "
             "(negative = money out)"
         )
     statements = {s.source_file: s for s in context.pipeline.statements(context.user_id)}

@@ -34,6 +34,7 @@ from ui.tables import transactions_table
 
 _UPLOAD_DIR = "ingest-upload-dir"
 POLL_S = 1.0  # how often the page looks at a running import
+SHOWN_PROBLEMS = 5  # rows and pages a statement's preview names as not read
 MIB = 1024 * 1024
 UPLOAD_TYPES = ["csv", "txt", "ofx", "qfx", "xml", "sta", "mt940", "940", "pdf"]
 FORMATS_HELP = (
@@ -323,12 +324,11 @@ def _statement_card(context: AppContext, upload: _Upload) -> None:
     st.caption(f"{PDF_FORMAT}: {plain_markdown(check.describe())}")
     for note in [*preview.assumed, *preview.notes]:
         st.caption(f"Note — {plain_markdown(note)}")
-    if preview.problems:
-        count = len(preview.problems)
-        st.caption(
-            f"{count:,} {'row or page' if count == 1 else 'rows or pages'} cannot be read; "
-            "the report will list them."
-        )
+    for problem in preview.problems[:SHOWN_PROBLEMS]:
+        st.caption(f"Not read — {plain_markdown(f'{problem.location}: {problem.reason}')}")
+    if len(preview.problems) > SHOWN_PROBLEMS:
+        more = len(preview.problems) - SHOWN_PROBLEMS
+        st.caption(f"…and {more:,} more; the report will list them.")
     transactions_table(preview.rows, key=f"{upload.key}-preview", file_name="preview.csv")
 
 
@@ -408,7 +408,7 @@ def _show_outcome(outcome: JobView) -> None:
         for note in report.notes:
             st.caption(f"{plain_markdown(report.source)} — {plain_markdown(note)}")
     if problems:
-        st.markdown("**Rows and pages that were not ingested**")
+        st.markdown("**Rows and pages that were not ingested, statements that do not reconcile**")
         st.dataframe(
             pd.DataFrame(
                 {
