@@ -11,7 +11,11 @@ from typing import TypeVar
 import numpy as np
 
 from elastic.backend import SearchBackend
-from elastic.ingest.pdf.facts import figures_named, find_money
+from elastic.ingest.pdf.facts import (
+    amount_at_end,
+    figures_named,
+    misread_amount_at_end,
+)
 from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Metric, SortOrder
 from elastic.model.records import RECONCILED
 from elastic.model.results import (
@@ -199,7 +203,7 @@ def statement_lines(
             (hit, line.strip())
             for hit in backend.text_qa(user_id, plan, None).hits
             for line in hit.text.splitlines()
-            if pattern.search(line) and _ends_in_amount(line)
+            if pattern.search(line) and (amount_at_end(line) or misread_amount_at_end(line))
         ]
         if found:
             return PayeeLines(name, found)
@@ -207,11 +211,6 @@ def statement_lines(
 
 
 MIN_NAME_CHARS = 3
-
-
-def _ends_in_amount(line: str) -> bool:
-    amounts = list(find_money(line))
-    return bool(amounts) and not line[amounts[-1][1] :].strip(" CRDcrd")
 
 
 def _statements_of(backend: SearchBackend, user_id: str, plan: IntentPlan) -> list[StatementInfo]:

@@ -20,6 +20,7 @@ from elastic.ingest.pdf.statement import OCR_MARK
 from elastic.model.plan import Direction, Intent, IntentPlan
 from elastic.model.records import IngestReport
 from elastic.statement_store import StatementStore
+from llm.answering.wording import money
 from llm.embeddings import LocalEmbedder
 from llm.pipeline import ChatPipeline
 from llm.understanding.offline_router import OfflineRouter
@@ -176,3 +177,81 @@ def test_the_same_transactions_from_a_pdf_and_an_export_land_once(
     assert pdf_report.indexed >= truth["transactions"]
     assert csv_report.indexed == 0 and csv_report.skipped == truth["transactions"], csv_report
     backend.close()
+
+
+def _truth(layouts: tuple[Path, list[dict]], layout: str) -> dict:
+    (truth,) = [t for t in layouts[1] if t["layout"] == layout]
+    return truth
+
+
+def test_an_answer_on_rows_of_a_statement_that_does_not_reconcile_says_so_in_one_line(
+    landed, layouts
+):
+    backend, _ = landed
+    pipeline = ChatPipeline(backend, LocalEmbedder(), OfflineRouter)
+    off, reconciled = _truth(layouts, "nz_everyday"), _truth(layouts, "uk_current")
+    gap = Decimal(off["reconciliation"]["gap"])
+    (check,) = [c for c in off["checks"] if c["kind"] == "spend_at"]
+    answer = pipeline.ask(check["question"], user_of(off), AS_OF)
+    notes = [line for line in answer.text.splitlines() if "not reconciled" in line]
+    assert len(notes) == 1, answer.text
+    assert f"off by {money(gap, off['currency'])}" in notes[0]
+    assert "Everyday Account" in notes[0] and "Feb 1, 2023 – Feb 28, 2023" in notes[0]
+    german = pipeline.ask(
+        f"Wie viel habe ich bei {check['merchant']} ausgegeben?", user_of(off), AS_OF
+    )
+    assert "ohne Abgleich mit den ausgewiesenen Salden" in german.text, german.text
+    assert "Differenz 40,00\xa0NZ$" in german.text
+    (check,) = [c for c in reconciled["checks"] if c["kind"] == "spend_at"]
+    answer = pipeline.ask(check["question"], user_of(reconciled), AS_OF)
+    assert "reconciled" not in answer.text, answer.text
+
+
+def test_citations_of_rows_read_by_ocr_say_so(landed, layouts):
+    backend, _ = landed
+    pipeline = ChatPipeline(backend, LocalEmbedder(), OfflineRouter)
+    scanned = _truth(layouts, "scanned")
+    (check,) = [c for c in scanned["checks"] if c["kind"] == "spend_at"]
+    answer = pipeline.ask(check["question"], user_of(scanned), AS_OF)
+    assert answer.citations[0].source.endswith("(some read by OCR from a scanned page)")
+    assert abs(Decimal(str(answer.as_json()["data"]["value"]))) == Decimal(check["answer"])
+
+
+def test_a_payee_whose_row_did_not_land_is_answered_from_the_statement_line(landed, layouts):
+    backend, _ = landed
+    pipeline = ChatPipeline(backend, LocalEmbedder(), OfflineRouter)
+    truth = _truth(layouts, "nz_everyday")
+    (unread,) = truth["unread"]
+    day = date.fromisoformat(truth["period"][0]).replace(day=int(unread["date"].split()[0]))
+    (payee,) = {text for d, _, text in truth["rows"] if d == day.isoformat()}
+    answer = pipeline.ask(f"How much did I pay {payee.title()}?", user_of(truth), AS_OF)
+    assert "couldn't find" not in answer.text
+    assert f"{payee} {unread['amount']} [1]" in answer.text, answer.text
+    assert f"(“{unread['amount']}”)" in answer.text  # named as not counted
+    (citation,) = answer.citations
+    assert citation.kind == "statement" and citation.page == unread["page"]
+    assert unread["amount"] in (citation.passage or "")
+
+
+def test_a_figure_no_statement_states_names_the_statements_searched(landed, layouts):
+    backend, _ = landed
+    pipeline = ChatPipeline(backend, LocalEmbedder(), OfflineRouter)
+    truth = _truth(layouts, "uk_current")
+    assert truth.get("credit_limit") is None
+    answer = pipeline.ask("What is my credit limit?", user_of(truth), AS_OF)
+    first = answer.text.splitlines()[0]
+    assert first.startswith("No statement states your credit limit. I searched 1 statement: ")
+    assert "Feb 12, 2022 – Mar 11, 2022" in first
+    assert answer.citations and all(c.kind == "statement" and c.page for c in answer.citations)
+    assert "Your account summary" not in answer.text  # a heading is never the answer
+
+
+def test_a_figure_named_as_statements_print_it_is_the_stated_one(landed, layouts):
+    backend, _ = landed
+    pipeline = ChatPipeline(backend, LocalEmbedder(), OfflineRouter)
+    truth = _truth(layouts, "credit_card")
+    answer = pipeline.ask("What was my previous balance?", user_of(truth), AS_OF)
+    (fact,) = answer.as_json()["data"]["facts"]
+    assert abs(Decimal(str(fact["value"]))) == abs(Decimal(truth["opening_balance"]))
+    source = answer.citations[0].source
+    assert ".pdf" not in source and "page 1" in source, source

@@ -14,7 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from elastic.ingest.pdf.facts import CURRENCY_SYMBOLS, find_money
+from elastic.ingest.pdf.facts import (
+    CURRENCY_SYMBOLS,
+    amount_at_end,
+    misread_amount_at_end,
+)
 from elastic.ingest.pdf.reader import body_text
 from elastic.masking import mask_account, mask_account_numbers
 from elastic.model.plan import Direction, Intent, IntentPlan, Metric, SortOrder
@@ -538,17 +542,27 @@ def _without_accounts(question: str, accounts: list[str]) -> str:
 
 def fact_citation(n: int, fact: StatementFact, w: Wording | None = None) -> Citation:
     w = w or wording()
-    where = w.text("citation.page", page=fact.page) if fact.page else fact.location
+    account = mask_account(fact.account_no)
+    if fact.page:  # a statement PDF, kept under a name of the store's: named by its date
+        source = w.text(
+            "citation.fact_page",
+            bank=fact.bank_name,
+            account=account,
+            end=fact.as_of.isoformat(),
+            where=w.text("citation.page", page=fact.page),
+        )
+    else:
+        source = w.text(
+            "citation.fact",
+            bank=fact.bank_name,
+            account=account,
+            file=fact.source_file,
+            where=fact.location,
+        )
     return Citation(
         n=n,
         kind="statement",
-        source=w.text(
-            "citation.fact",
-            bank=fact.bank_name,
-            account=mask_account(fact.account_no),
-            file=fact.source_file,
-            where=where,
-        ),
+        source=source,
         statement_id=fact.statement_id,
         page=fact.page,
         source_file=fact.source_file,
@@ -647,12 +661,17 @@ def compose_payee_lines(found: PayeeLines, w: Wording | None = None) -> Composed
         ),
         Prose(listed),
     ]
-    amounts = [list(find_money(line))[-1][2] for _, line in found.lines]
+    amounts = [money for _, line in found.lines if (money := amount_at_end(line)) is not None]
     currencies = {money.currency for money in amounts}
-    if len(currencies) <= 1:
+    if amounts and len(currencies) <= 1:
         total = sum((abs(money.amount) for money in amounts), Decimal(0))
         currency = _currency_of(found.lines[0][0], next(iter(currencies), None))
         parts.append(Prose(w.text("payee.total", total=w.money(total, currency))))
+    misread = [printed for _, line in found.lines if (printed := misread_amount_at_end(line))]
+    if misread:
+        printed = w.text("note.separator").join(f"“{plain(amount)}”" for amount in misread)
+        lines = w.plural(len(misread), "line")
+        parts.append(Prose(w.text("payee.unreadable", lines=lines, amounts=printed)))
     return parts, citations
 
 

@@ -456,6 +456,29 @@ def find_money(text: str) -> Iterator[tuple[int, int, Money]]:
         yield start, match.end(), Money(-amount if negative else amount, currency)
 
 
+# An amount with a character OCR or print got wrong ("4O.00", "1,2l5.50"): digits, letters that
+# stand for them, separators, and two places after the last separator.
+_MISREAD_AMOUNT = re.compile(r"[-(]?\D{0,3}?(?=\S*\d)[\dOoIlSB][\dOoIlSB,.']*[.,][\dOoIlSB]{2}\)?")
+
+
+def amount_at_end(line: str) -> Money | None:
+    """The amount a printed line ends in ("… 143.00", "… 12.50 CR"), None when it ends in
+    something else."""
+    amounts = list(find_money(line))
+    if not amounts or line[amounts[-1][1] :].strip(" CRDcrd"):
+        return None
+    return amounts[-1][2]
+
+
+def misread_amount_at_end(line: str) -> str | None:
+    """What a line prints at its end where an amount stands but cannot be read ("4O.00"), as
+    printed; None when its end is no amount or reads as one."""
+    if amount_at_end(line) is not None:
+        return None
+    last = line.split()[-1] if line.split() else ""
+    return last if _MISREAD_AMOUNT.fullmatch(last) else None
+
+
 def find_percents(text: str) -> Iterator[tuple[int, int, Decimal]]:
     for match in _PERCENT.finditer(text):
         yield match.start(), match.end(), Decimal(match["number"].replace(",", "."))
