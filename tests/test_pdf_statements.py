@@ -241,7 +241,7 @@ def test_a_figure_no_statement_states_names_the_statements_searched(landed, layo
     answer = pipeline.ask("What is my credit limit?", user_of(truth), AS_OF)
     first = answer.text.splitlines()[0]
     assert first.startswith("No statement states your credit limit. I searched 1 statement: ")
-    assert "Feb 12, 2022 – Mar 11, 2022" in first
+    assert "Harbour & Crane Bank Current Account, Feb 12, 2022 – Mar 11, 2022" in first
     assert answer.citations and all(c.kind == "statement" and c.page for c in answer.citations)
     assert "Your account summary" not in answer.text  # a heading is never the answer
 

@@ -684,8 +684,14 @@ def _currency_of(hit: StatementHit, printed: str | None) -> str:
 
 def _statement_name(bank: str, account: str) -> str:
     """A statement as people name it: "Mercury credit card", "Westpac hotpoints World
-    Mastercard" (the bank once)."""
-    return account if bank.casefold() in account.casefold() else f"{bank} {account}"
+    Mastercard", "Harbour & Crane Bank Current Account" (the bank once, and a word the two
+    share where they meet once)."""
+    if bank.casefold() in account.casefold():
+        return account
+    last, first = bank.split()[-1:], account.split()[:1]
+    if last and first and last[0].casefold() == first[0].casefold():
+        return f"{bank} {account.split(maxsplit=1)[1]}" if " " in account else bank
+    return f"{bank} {account}"
 
 
 def _no_figure(plan: IntentPlan, result: TextQAResult, w: Wording) -> Composed:
