@@ -15,7 +15,7 @@ import pytest
 from elastic.backend import SearchBackend
 from elastic.engines.elasticsearch.backend import ElasticsearchBackend
 from elastic.engines.sqlite.backend import EmbeddedBackend
-from elastic.ingest.landing import FileDefaults, ingest_file
+from elastic.ingest.landing import FileDefaults, ingest_file, preview_statement
 from elastic.ingest.pdf.statement import OCR_MARK
 from elastic.model.plan import Direction, Intent, IntentPlan
 from elastic.model.records import IngestReport
@@ -255,3 +255,42 @@ def test_a_figure_named_as_statements_print_it_is_the_stated_one(landed, layouts
     assert abs(Decimal(str(fact["value"]))) == abs(Decimal(truth["opening_balance"]))
     source = answer.citations[0].source
     assert ".pdf" not in source and "page 1" in source, source
+
+
+def test_what_the_person_types_over_a_preview_wins_and_the_rows_are_checked_against_it(
+    layouts, embedder: LocalEmbedder, tmp_path: Path
+):
+    out, _ = layouts
+    backend = EmbeddedBackend(Settings(data_dir=tmp_path))
+    backend.prepare(embedder.dims, embedder.model_name)
+    uk, nz = _truth(layouts, "uk_current"), _truth(layouts, "nz_everyday")
+    read = preview_statement(backend, out / uk["file"], "u", FileDefaults())
+    assert (read.bank_name, read.currency) == (uk["bank"], uk["currency"])
+    assert [d.isoformat() for d in read.period] == uk["period"]
+    assert (read.opening_balance, read.closing_balance) == (
+        Decimal(uk["opening_balance"]),
+        Decimal(uk["closing_balance"]),
+    )
+    assert read.row_count == uk["transactions"] and read.reconciliation.status == "reconciled"
+    # An opening balance typed 10.00 short: the rows are checked against it, not the printed one.
+    short = Decimal(uk["opening_balance"]) - 10
+    typed = preview_statement(backend, out / uk["file"], "u", FileDefaults(opening_balance=short))
+    assert typed.opening_balance == short
+    assert typed.reconciliation.status == "off" and typed.reconciliation.gap == Decimal("10.00")
+    # The closing balance a misprinted row hides, typed: the rows read meet it.
+    gap = Decimal(nz["reconciliation"]["gap"])
+    closing = Decimal(nz["closing_balance"]) + gap
+    edited = FileDefaults(
+        account_name="Joint everyday",
+        period=(date(2023, 2, 1), date(2023, 3, 3)),
+        closing_balance=closing,
+    )
+    typed = preview_statement(backend, out / nz["file"], "u", edited)
+    assert typed.reconciliation.status == "reconciled", typed.reconciliation.describe()
+    assert typed.account_name == "Joint everyday" and typed.period[1] == date(2023, 3, 3)
+    store = StatementStore(tmp_path / "statements")
+    ingest_file(backend, out / nz["file"], "u", embedder, store, edited)
+    (info,) = backend.statements("u")
+    assert info.account_name == "Joint everyday" and info.statement_to == date(2023, 3, 3)
+    assert info.reconciliation is not None and info.reconciliation.status == "reconciled"
+    backend.close()

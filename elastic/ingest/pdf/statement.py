@@ -169,6 +169,14 @@ def read_statement(
         _values(candidates, "closing_balance"),
         _stated(facts),
         owed=meta.is_card or meta.is_loan,
+        given=frozenset(
+            kind
+            for kind, value in (
+                ("opening", given.opening_balance),
+                ("closing", given.closing_balance),
+            )
+            if value is not None
+        ),
     )
     if period is not None and meta.period is None and not given.period and table.rows:
         days = [r.date for r in table.rows if r.date]

@@ -989,6 +989,7 @@ def read_transactions(
     closing: Balances,
     stated: Sequence[Stated] = (),
     owed: bool = False,
+    given: frozenset[str] = frozenset(),
 ) -> TableResult:
     """Every row of a statement's tables, and how they reconcile.
 
@@ -1001,7 +1002,8 @@ def read_transactions(
     card's or a loan's, whose balances are what the holder owes and whose bare amounts are
     charges; when its balances tell the other way (only the other reading reconciles), they
     win. A statement without a period dates rows printed without a year by the full dates it
-    prints elsewhere.
+    prints elsewhere. A balance named in ``given`` ("opening", "closing") is the person's
+    word: the rows are checked against it alone.
     """
     reader = _Reader()
     for page in pages:
@@ -1021,8 +1023,12 @@ def read_transactions(
         e for e in reader.entries if (e.in_table if isinstance(e, _Stated) else e.has_amount)
     ]
     _regroup(entries)
-    openings = _balances(opening, [s.value for s in lines if s.kind == "opening"])
-    closings = _balances(closing, [s.value for s in reversed(lines) if s.kind == "closing"])
+    printed = {
+        kind: [] if kind in given else [s.value for s in lines if s.kind == kind]
+        for kind in ("opening", "closing")
+    }
+    openings = _balances(opening, printed["opening"])
+    closings = _balances(closing, printed["closing"][::-1])
     today = date.today()
     period = period or printed_period(pages) or (today - timedelta(days=365), today)
     rows = [e for e in entries if isinstance(e, _Row)]
