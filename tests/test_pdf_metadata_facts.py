@@ -12,7 +12,13 @@ from itertools import pairwise
 import pytest
 
 from elastic.ingest.parsed import Box
-from elastic.ingest.pdf.facts import PdfFact, cross_check, find_money, read_facts
+from elastic.ingest.pdf.facts import (
+    PdfFact,
+    amount_at_end,
+    find_money,
+    misread_amount_at_end,
+    read_facts,
+)
 from elastic.ingest.pdf.metadata import StatementMetadata, read_metadata
 from elastic.ingest.pdf.page_words import PageText, Word
 
@@ -910,11 +916,21 @@ def test_amounts(text: str, amount: Decimal | None) -> None:
     assert found == ([amount] if amount is not None else [])
 
 
-def test_cross_check() -> None:
-    facts = read_facts([SANTANDER], "GBP")
-    assert cross_check(facts, Decimal("2000.00"), Decimal("-1500.00")) == []
-    assert cross_check(facts, Decimal("2000.00"), Decimal("-1450.00")) == [
-        'page 1 states money out of 1,500.00 ("Total money out"), but the transactions add up '
-        "to 1,450.00 (50.00 apart)"
-    ]
-    assert cross_check(read_facts([POSTBANK], "EUR"), Decimal("1"), Decimal("2")) == []
+@pytest.mark.parametrize(
+    ("line", "read", "misread"),
+    [
+        ("DD BRACKENFORD BC CTAX 143.00", Decimal("143.00"), None),
+        ("12 Mar REFUND 12.50 CR", Decimal("12.50"), None),
+        ("22 Feb SPARK NZ 4O.00", None, "4O.00"),
+        ("03 Mar KITE SHOP 1,2l5.50", None, "1,2l5.50"),
+        ("Page 2 of 3", None, None),
+        ("Invoice 2024", None, None),
+        ("SPARK NZ", None, None),
+    ],
+)
+def test_the_amount_a_printed_line_ends_in(
+    line: str, read: Decimal | None, misread: str | None
+) -> None:
+    found = amount_at_end(line)
+    assert (found.amount if found else None) == read
+    assert misread_amount_at_end(line) == misread

@@ -696,26 +696,3 @@ def _fact(found: Found[Any]) -> PdfFact:
     else:  # a percentage
         amount, day = value, None
     return PdfFact(found.label.name, amount, day, found.line.page, found.box, found.label.printed)
-
-
-def cross_check(facts: list[PdfFact], rows_total_in: Decimal, rows_total_out: Decimal) -> list[str]:
-    """Where the money in or out a statement states differs from what its rows add up to.
-
-    ``rows_total_in`` sums the rows that put money in, ``rows_total_out`` those that took it out;
-    statements print money out with or without a minus, so sizes are compared.
-    """
-    messages = []
-    stated = {f.name: f for f in facts}
-    for name, total, what in (
-        ("money_in", rows_total_in, "money in"),
-        ("money_out", rows_total_out, "money out"),
-    ):
-        fact = stated.get(name)
-        if fact is None or fact.amount is None or abs(fact.amount) == abs(total):
-            continue
-        messages.append(
-            f'page {fact.page} states {what} of {abs(fact.amount):,.2f} ("{fact.label}"), '
-            f"but the transactions add up to {abs(total):,.2f} "
-            f"({abs(abs(fact.amount) - abs(total)):,.2f} apart)"
-        )
-    return messages
