@@ -934,3 +934,59 @@ def test_the_amount_a_printed_line_ends_in(
     found = amount_at_end(line)
     assert (found.amount if found else None) == read
     assert misread_amount_at_end(line) == misread
+
+
+DATED_BALANCES = page(
+    1,
+    [
+        row(60, (40, "Your statement 1 March to 31 March 2024")),
+        row(100, (40, "Balance at 1 March 2024"), (450, "£1,000.00")),
+        row(112, (40, "Money in"), (450, "£2,000.00")),
+        row(124, (40, "Money out"), (450, "£1,500.00")),
+        row(136, (40, "Balance at 31 March 2024"), (450, "£1,500.00")),
+    ],
+    A4,
+)
+
+
+def test_balances_named_by_their_dates_are_the_opening_and_closing_ones() -> None:
+    facts = by_name(read_facts([DATED_BALANCES], "GBP"))
+    opening, closing = facts["opening_balance"], facts["closing_balance"]
+    assert (opening.amount, closing.amount) == (Decimal("1000.00"), Decimal("1500.00"))
+    assert opening.label == "Balance at 1 March 2024"
+    assert covers(closing.box, "Balance at 31 March 2024", "£1,500.00", page_=DATED_BALANCES)
+    german = page(
+        1,
+        [
+            row(100, (40, "Kontostand am 31.03.2024"), (450, "1.500,00 EUR")),
+            row(136, (40, "Kontostand am 01.03.2024"), (450, "1.000,00 EUR")),
+        ],
+    )
+    amounts = {f.name: f.amount for f in read_facts([german], "EUR")}
+    assert amounts == {"opening_balance": Decimal("1000.00"), "closing_balance": Decimal("1500.00")}
+    # One dated balance says nothing of which it is.
+    alone = page(1, [row(100, (40, "Balance at 31 March 2024"), (450, "£1,500.00"))])
+    assert read_facts([alone], "GBP") == []
+
+
+@pytest.mark.parametrize(
+    ("printed", "period"),
+    [
+        ("Your statement 1 March to 31 March 2024", ("2024-03-01", "2024-03-31")),
+        ("From 1 Mar to 31 Mar 2024", ("2024-03-01", "2024-03-31")),
+        ("March 1 - 31, 2024", ("2024-03-01", "2024-03-31")),
+        ("March 1 through March 31, 2024", ("2024-03-01", "2024-03-31")),
+        ("1 - 31 March 2024", ("2024-03-01", "2024-03-31")),
+        ("15 December to 14 January 2024", ("2023-12-15", "2024-01-14")),
+        ("Statement period 12th Feb to 11th Mar 2022", ("2022-02-12", "2022-03-11")),
+        ("Vom 1. März bis 31. März 2024", ("2024-03-01", "2024-03-31")),
+        ("Du 1er mars au 31 mars 2024", ("2024-03-01", "2024-03-31")),
+        ("Page 1 to 3 March 2024", None),
+        ("Printed on 3 March 2024", None),
+    ],
+)
+def test_a_period_whose_first_date_leaves_out_what_the_last_says(
+    printed: str, period: tuple[str, str] | None
+) -> None:
+    found = read_metadata([page(1, [row(60, (40, printed))], A4)]).period
+    assert found == (tuple(date.fromisoformat(d) for d in period) if period else None)

@@ -16,7 +16,7 @@ import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 from functools import cache, lru_cache
@@ -204,6 +204,10 @@ _COLUMN_TOTALS = phrase_pattern(DATA["table"]["column_totals"])
 # Words after a figure's label that say a date follows ("Closing balance at 31 March 2026").
 _DATED_BY = re.compile(r"[\s:]*(?:" + "|".join(map(re.escape, DATA["dated_by"]["words"])) + r")\b")
 _FORM_BLANK = re.compile(r"_{3,}")
+_DATED_BALANCE = re.compile(
+    r"(?:" + "|".join(map(re.escape, map(fold, DATA["dated_balance"]["labels"]))) + r")"
+    r"(?=[\s:]*(?:" + "|".join(map(re.escape, DATA["dated_by"]["words"])) + r")\b)"
+)
 
 
 @dataclass(frozen=True)
@@ -645,7 +649,34 @@ def fact_candidates(pages: list[PageText], currency: str | None) -> dict[str, li
                     facts.setdefault(label.name, []).append(_fact(found))
     for name, fact in totals.items():
         facts.setdefault(name, []).append(fact)
+    dated = [
+        found for lines in all_lines for line in lines if (found := _dated(line, dates, money))
+    ]
+    if len({day for day, _ in dated}) > 1:
+        # After the balances a label names: "Opening balance" says more than a date does.
+        first, last = (pick(dated, key=lambda found: found[0])[1] for pick in (min, max))
+        for name, fact in (("opening_balance", first), ("closing_balance", last)):
+            facts.setdefault(name, []).append(replace(fact, name=name))
     return facts
+
+
+def _dated(line: Line, dates: DateReader, money: Finder[Money]) -> tuple[date, PdfFact] | None:
+    """A balance a line dates ("Balance at 1 March 2024 £1,000.00"): the day and the figure."""
+    label = _DATED_BALANCE.match(line.folded)
+    if label is None or not line.starts_cell(0):
+        return None
+    found_dates = list(dates.find(line.text[label.end() :]))
+    if not found_dates:
+        return None
+    _, after, day = found_dates[0]
+    rest = line.text[label.end() + after :]
+    amounts = list(money(rest))
+    if len(amounts) != 1 or _LETTER.search(rest[: amounts[0][0]]):
+        return None
+    start, end, value = amounts[0]
+    offset = label.end() + after
+    box = union(line.box(0, label.end()), line.box(offset + start, offset + end))
+    return day, PdfFact("balance", value.amount, None, line.page, box, line.text[:offset].strip())
 
 
 def _dated_enough(label: Label, found: Found[Any], dates: DateReader) -> bool:

@@ -78,7 +78,9 @@ def read_metadata(pages: list[PageText]) -> StatementMetadata:
     named = _value(labelled, "account_name")
     product = _value(labelled, "product") or (named if named and _is_product(named) else None)
     holder = _value(labelled, "holder") or (named if named and not product else None)
-    period = _period_range(lines, dates) or _labelled_period(labelled)
+    period = (
+        _period_range(lines, dates) or _yearless_range(lines, dates) or _labelled_period(labelled)
+    )
     return StatementMetadata(
         bank_name=bank,
         account_name=_readable(product or _product_line(first[0] if first else [])),
@@ -326,6 +328,68 @@ def _period_range(lines: list[Line], dates: DateReader) -> tuple[date, date] | N
             if first <= last and line.folded[end:start].strip() in _CONNECTORS:
                 return first, last
     return None
+
+
+# A range whose days share one month and year ("March 1 - 31, 2024").
+_DAY_SPAN = re.compile(
+    r"(?P<month>[^\W\d_]{3,}\.?)\s+(?P<first>\d{1,2})\s*[-–]\s*(?P<last>\d{1,2}),?\s+(?P<year>\d{4})"
+)
+_DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th|er|\.)?")
+MAX_PERIOD_DAYS = 400
+MIN_DAY_SPAN = 6  # a period written as two days of one month covers a week at least
+
+
+def _yearless_range(lines: list[Line], dates: DateReader) -> tuple[date, date] | None:
+    """A range whose first date leaves out what the last one says: its year ("1 March to 31
+    March 2024", "From 1 Mar to 31 Mar 2024", "15 December to 14 January 2024", the year
+    before), its month too ("1 - 31 March 2024"), or both days share a month ("March 1 - 31,
+    2024")."""
+    for line in lines:
+        for match in _DAY_SPAN.finditer(line.text):
+            month, year = match["month"], match["year"]
+            first = _one_date(dates, f"{month} {match['first']}, {year}")
+            last = _one_date(dates, f"{month} {match['last']}, {year}")
+            if first and last and first <= last:
+                return first, last
+        for start, _, last in dates.find(line.text):
+            first = _date_before(line, start, last, dates)
+            if first is not None:
+                return first, last
+    return None
+
+
+def _date_before(line: Line, start: int, last: date, dates: DateReader) -> date | None:
+    """The date a connector joins to ``last`` on its left, read with what ``last`` says."""
+    words = line.text[:start].split()
+    connector = next(
+        (n for n in (3, 2, 1) if len(words) > n and fold(" ".join(words[-n:])) in _CONNECTORS),
+        None,
+    )
+    if connector is None:
+        return None
+    before = words[:-connector]
+    first = None
+    if before and (day := _DAY.fullmatch(before[-1])):
+        try:
+            first = last.replace(day=int(day[1]))
+        except ValueError:
+            return None
+        if (last - first).days < MIN_DAY_SPAN:  # "Page 1 to 3 March 2024" is no period
+            return None
+    for size in (2, 3):  # "1 March", "March 1", "1st of March"
+        if first is None and len(before) >= size:
+            first = _one_date(dates, f"{' '.join(before[-size:])} {last.year}")
+    if first is not None and first > last:
+        first = first.replace(year=first.year - 1) if (first.month, first.day) != (2, 29) else None
+    if first is None or (last - first).days > MAX_PERIOD_DAYS:
+        return None
+    return first
+
+
+def _one_date(dates: DateReader, text: str) -> date | None:
+    """``text`` read as one date and nothing else."""
+    found = list(dates.find(text))
+    return found[0][2] if len(found) == 1 and found[0][:2] == (0, len(text)) else None
 
 
 def _labelled_period(labelled: dict[str, Found[Any]]) -> tuple[date, date] | None:
