@@ -294,3 +294,30 @@ def test_what_the_person_types_over_a_preview_wins_and_the_rows_are_checked_agai
     assert info.account_name == "Joint everyday" and info.statement_to == date(2023, 3, 3)
     assert info.reconciliation is not None and info.reconciliation.status == "reconciled"
     backend.close()
+
+
+def test_a_stated_figure_answers_only_what_names_it(landed, layouts):
+    backend, _ = landed
+    pipeline = ChatPipeline(backend, LocalEmbedder(), OfflineRouter)
+    user = user_of(_truth(layouts, "uk_current"))
+    # The statement states "Total money in"; these ask for sums of rows.
+    for question in ("Total rent paid in 2022", "What have I paid in total?"):
+        assert pipeline.ask(question, user, AS_OF).plan.intent is Intent.aggregate, question
+    deposits = pipeline.ask("What were the total deposits?", user, AS_OF)
+    assert deposits.plan.facts == ["money_in"]
+    (fact,) = deposits.as_json()["data"]["facts"]
+    assert Decimal(str(fact["value"])) == Decimal(_truth(layouts, "uk_current")["money_in"])
+
+
+def test_statement_lines_answer_a_payee_only(landed, layouts):
+    backend, _ = landed
+    pipeline = ChatPipeline(backend, LocalEmbedder(), OfflineRouter)
+    user = user_of(_truth(layouts, "nz_everyday"))
+    for question in (
+        "Transfer $500 to my savings",  # a request to act, refused
+        "How much did I spend at Costco in Feb?",  # "Feb" is printed on every row: a month
+        "How much did I spend at Costco in 2023?",
+    ):
+        answer = pipeline.ask(question, user, AS_OF)
+        assert answer.intent is Intent.clarify, (question, answer.text)
+        assert not answer.citations, question

@@ -1011,6 +1011,13 @@ def _compare_into(plan: IntentPlan, comparison: _Comparison) -> None:
             setattr(plan, kind, [])
 
 
+def asks_to_act(question: str) -> bool:
+    """Whether a question asks FinSync to do something with money ("transfer $500 to
+    savings"), which it refuses, rather than asking about something."""
+    text = normalize(question)
+    return any(action.pattern.search(text) for action in _ACTIONS)
+
+
 def asks_how_it_works(text: str) -> bool:
     """Whether a question asks how a figure works ("How is interest calculated?"), not what
     it is."""
