@@ -12,18 +12,14 @@ to the others; their ids start with ``holdout-``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from decimal import Decimal
 
 import pytest
-from typer.testing import CliRunner
 
 from elastic.engines import open_backend
-from elastic.engines.elasticsearch.backend import ElasticsearchBackend
 from elastic.model.plan import Direction, Intent, IntentPlan
-from scripts.cli import app
 from settings import Settings
-from tests.conftest import es_settings
+from tests import test_real_corpus
 from tests.statement_truths import (
     AS_OF,
     MISSING,
@@ -36,8 +32,10 @@ from tests.statement_truths import (
     truths,
     user_of,
 )
+from tests.test_real_corpus import finsync
 
 pytestmark = pytest.mark.skipif(not PDFS.is_dir(), reason=MISSING)
+env = test_real_corpus.env  # the environment of a finsync run on each store in turn
 
 SETS = {"built": truths("built"), "holdout": truths("holdout")}
 CASES = [(set_name, name) for set_name, found in SETS.items() for name in sorted(found)]
@@ -46,35 +44,6 @@ CASES = [(set_name, name) for set_name, found in SETS.items() for name in sorted
 def case_id(case: tuple[str, str]) -> str:
     set_name, name = case
     return f"{set_name}-{name.removesuffix('.pdf')}"
-
-
-@pytest.fixture(scope="module", params=["embedded", "elasticsearch"])
-def env(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[dict[str, str]]:
-    """The environment of a ``finsync`` run against one backend."""
-    data_dir = tmp_path_factory.mktemp("real-statements")
-    variables = {"FINSYNC_DATA_DIR": str(data_dir), "FINSYNC_EMBEDDER": "local"}
-    settings: Settings | None = None
-    if request.param == "elasticsearch":
-        settings = es_settings(request.getfixturevalue("es_url"), data_dir)
-        variables |= {
-            "FINSYNC_ES_URL": settings.es_url or "",
-            "FINSYNC_STATEMENTS_INDEX": settings.statements_index,
-            "FINSYNC_TRANSACTIONS_INDEX": settings.transactions_index,
-            "FINSYNC_FACTS_INDEX": settings.facts_index,
-            "FINSYNC_CATEGORY_RULES_INDEX": settings.category_rules_index,
-        }
-    yield variables
-    if settings is not None:
-        backend = ElasticsearchBackend(settings)
-        backend.es.indices.delete(index=backend.indices, ignore_unavailable=True)
-        backend.close()
-
-
-def finsync(env: dict[str, str], *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
-    return result.exit_code, result.output
 
 
 class Ingested(dict[str, tuple[int, str]]):

@@ -158,14 +158,25 @@ def _continued_labels(lines: list[Line]) -> Iterator[Line]:
         for start, end in line.cells:
             if not _CONTINUED.search(line.text[start:end]):
                 continue
-            x0, top, x1, bottom = line.box(start, end)
-            below = cell_below(lines, line, (x0, x1), bottom, bottom - top)
-            if below is None:
-                continue
-            lower, lower_start, lower_end = below
-            upper = line.words[line.word_at(start) : line.word_at(end - 1) + 1]
-            joined = lower.words[lower.word_at(lower_start) : lower.word_at(lower_end - 1) + 1]
-            yield make_line(lower.page, lower.order, (*upper, *joined), joined=True)
+            stacked = with_cell_below(lines, line, start, end)
+            if stacked is not None:
+                lower, words = stacked
+                yield make_line(lower.page, lower.order, words, joined=True)
+
+
+def with_cell_below(
+    lines: list[Line], line: Line, start: int, end: int
+) -> tuple[Line, tuple[Word, ...]] | None:
+    """The words of ``line``'s cell from ``start`` to ``end`` followed by those of the cell right
+    under it, with the line under it; None when no cell is there."""
+    x0, top, x1, bottom = line.box(start, end)
+    below = cell_below(lines, line, (x0, x1), bottom, bottom - top)
+    if below is None:
+        return None
+    lower, lower_start, lower_end = below
+    upper = line.words[line.word_at(start) : line.word_at(end - 1) + 1]
+    under = lower.words[lower.word_at(lower_start) : lower.word_at(lower_end - 1) + 1]
+    return lower, (*upper, *under)
 
 
 def _cells(words: tuple[Word, ...]) -> tuple[tuple[int, int], ...]:

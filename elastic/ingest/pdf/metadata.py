@@ -27,7 +27,6 @@ from elastic.ingest.pdf.facts import (
     Found,
     Label,
     Line,
-    cell_below,
     find_money,
     fold,
     is_form,
@@ -39,6 +38,7 @@ from elastic.ingest.pdf.facts import (
     value_across,
     value_below,
     value_beside,
+    with_cell_below,
 )
 from elastic.ingest.pdf.page_words import PageText
 
@@ -475,14 +475,9 @@ def _stacked_cells(lines: list[Line], first: list[Line]) -> Iterator[Line]:
     """Each cell of the ``first`` lines read with the cell right under it, as one line."""
     for line in first:
         for start, end in line.cells:
-            x0, top, x1, bottom = line.box(start, end)
-            below = cell_below(lines, line, (x0, x1), bottom, bottom - top)
-            if below is None:
-                continue
-            lower, lower_start, lower_end = below
-            upper = line.words[line.word_at(start) : line.word_at(end - 1) + 1]
-            under = lower.words[lower.word_at(lower_start) : lower.word_at(lower_end - 1) + 1]
-            yield make_line(line.page, line.order, (*upper, *under))
+            stacked = with_cell_below(lines, line, start, end)
+            if stacked is not None:
+                yield make_line(line.page, line.order, stacked[1])
 
 
 def _known_in(name: str) -> tuple[tuple[str, str | None], list[str]] | None:
