@@ -83,7 +83,10 @@ def check_answered(check: Mapping[str, Any], answer: Mapping[str, Any]) -> tuple
         matches = got is not None and abs(got) == Decimal(check["expected"])
         return matches and data.get("count") == check["count"], (got, data.get("count"))
     rows = data.get("rows") or []
-    got = Decimal(str(rows[0]["amount"] if rows else data.get("value")))
+    value = rows[0]["amount"] if rows else data.get("value")
+    if value is None:  # no figure: a clarification, a passage
+        return False, answer.get("answer")
+    got = Decimal(str(value))
     return abs(got) == Decimal(check["expected"]), got
 
 
