@@ -1190,3 +1190,37 @@ def test_year_month_day_dates_read_as_dateparser_reads_them():
     # Anything else is left to dateparser.
     for text in ("2023-02-29", "2024-13-01", "2024-00-10", "1899-12-31", "2101-01-01", "3 Feb"):
         assert iso_day(text) is None, text
+
+
+def test_a_charge_named_like_a_balance_is_a_row_and_margin_notes_are_no_part_of_it(
+    tmp_path: Path,
+):
+    """A guide's notes printed in the margin on the rows' lines stay out of the rows; "Interest
+    Brought Forward" is a charge, not the balance brought forward."""
+    lines: list[Line | None] = [
+        header(left(200, "Date"), left(260, "Details"), right(550, "Amount")),
+        [
+            left(20, "These are the"),
+            left(200, "03 Feb"),
+            left(260, "Interest Brought Forward"),
+            right(550, "23.40"),
+        ],
+        [
+            left(20, "details of all"),
+            left(200, "05 Feb"),
+            left(260, "PAK N SAVE WAIRAU"),
+            right(550, "123.40"),
+        ],
+    ]
+    result = read_transactions(
+        read_pages(write_pdf(tmp_path / "guide.pdf", [lines])),
+        FEB_2022,
+        "NZD",
+        None,
+        None,
+        owed=True,
+    )
+    assert summary(result.rows) == [
+        (date(2022, 2, 3), "-23.40", "Interest Brought Forward", None, 1),
+        (date(2022, 2, 5), "-123.40", "PAK N SAVE WAIRAU", None, 1),
+    ]

@@ -51,8 +51,10 @@ STACKED_GAP = 0.9
 # at most this many rows and this many partial sums.
 MAX_UNSURE_ROWS = 60
 MAX_PARTIAL_SUMS = 200_000
-# Words closer than this share of their height form one header label or one column span.
-TIGHT_GAP = 0.6
+# Words closer than this share of their height form one header label or one column span (a
+# word's box is its glyphs', so a space is about half its height in small print).
+TIGHT_GAP = 0.8
+MARGIN_GAP = 3.0  # words further than this many heights beside a table's columns are not its
 # dateparser shares state between calls and has raced across threads; dates are cached, so the
 # lock is rarely taken.
 _DATES_LOCK = threading.Lock()
@@ -522,6 +524,16 @@ def _nearest(columns: Sequence[_Column], x0: float, x1: float, kinds: Sequence[s
 Span = tuple[float, float, int]  # an x-range the rows' words cover, and its column's index
 
 
+def _in_table(columns: Sequence[_Column], word: Word) -> bool:
+    """Whether a word is printed within the table's width, not in a margin beside it (a note
+    or a callout set on the rows' lines): at most ``MARGIN_GAP`` heights left of its first
+    column, twice that right of its last (amounts reach right of a title set to their left)."""
+    gap = MARGIN_GAP * _height(word)
+    left = min(c.x0 for c in columns)
+    right = max(c.x1 for c in columns)
+    return word.box[2] >= left - gap and word.box[0] <= right + 2 * gap
+
+
 @dataclass(frozen=True)
 class _Table:
     """The header's columns and where on the page the rows put them.
@@ -536,7 +548,7 @@ class _Table:
 
     @classmethod
     def of(cls, columns: list[_Column], rows: Sequence[Sequence[Word]]) -> _Table:
-        words = [w for line in rows for w in line]
+        words = [w for line in rows for w in line if _in_table(columns, w)]
         kinds = [c.kind for c in columns]
         return cls(
             columns,
@@ -576,7 +588,7 @@ def _leading_date(columns: Sequence[_Column], line: Sequence[Word]) -> list[Word
     first = _dating(columns)
     left = columns[first - 1].x1 if first else -math.inf
     right = columns[first + 1].x0 if first + 1 < len(columns) else math.inf
-    inside = [w for w in line if left <= w.box[0] < right][:3]
+    inside = [w for w in line if left <= w.box[0] < right and _in_table(columns, w)][:3]
     for size in range(len(inside), 0, -1):
         if _is_date(" ".join(w.text for w in inside[:size])):
             return inside[:size]
@@ -605,7 +617,7 @@ def _cells(line: Sequence[Word], table: _Table) -> _Cells:
     skip = {id(w) for w in dated}
     by_column: dict[int, list[Word]] = {}
     for word in line:
-        if id(word) not in skip:
+        if id(word) not in skip and _in_table(table.columns, word):
             by_column.setdefault(table.column_of(word), []).append(word)
     cells = _Cells(dated, [], [], {}, [], False)
     for index, words in sorted(by_column.items()):
@@ -745,9 +757,12 @@ def _first_amount(words: Sequence[Word]) -> Decimal | None:
     return None
 
 
-def _stated_kind(words: Sequence[Word]) -> str | None:
+def _stated_kind(words: Sequence[Word], anywhere: bool = True) -> str | None:
+    """ "opening" or "closing" when the words name a balance; a row's description must start
+    with it (unless ``anywhere``): "Interest Brought Forward" is a charge, not a balance."""
     keys = [_norm(w.text) for w in words]
-    return next((hit[1] for i in range(len(keys)) if (hit := _phrase_at(keys, i))), None)
+    starts = range(len(keys)) if anywhere else range(min(len(keys), 1))
+    return next((hit[1] for i in starts if (hit := _phrase_at(keys, i))), None)
 
 
 def _stated_value(cells: _Cells, line: Sequence[Word]) -> Decimal | None:
@@ -845,7 +860,7 @@ class _Reader:
             cells = _cells(line, table)
             top, bottom = min(w.box[1] for w in line), max(w.box[3] for w in line)
             near = top - last_bottom <= CONTINUATION_GAP * max(map(_height, line))
-            stated = _stated_kind(cells.text)
+            stated = _stated_kind(cells.text, anywhere=False)
             printed = " ".join(w.text for w in cells.date) or None
             if stated:
                 value = _stated_value(cells, line)
