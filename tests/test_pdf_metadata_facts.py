@@ -990,3 +990,45 @@ def test_a_period_whose_first_date_leaves_out_what_the_last_says(
 ) -> None:
     found = read_metadata([page(1, [row(60, (40, printed))], A4)]).period
     assert found == (tuple(date.fromisoformat(d) for d in period) if period else None)
+
+
+def test_a_summary_table_gives_its_first_row_under_labels_printed_over_two_lines() -> None:
+    summary_table = page(
+        1,
+        [
+            row(100, (40, "Balance summary")),
+            row(
+                130,
+                (40, "Product"),
+                (235, "Opening balance"),
+                (330, "Money out"),
+                (400, "Money in"),
+                (480, "Closing"),
+            ),
+            row(139, (480, "balance")),
+            row(
+                160,
+                (40, "Account (Current Account)"),
+                (235, "€0.01"),
+                (330, "€20.00"),
+                (400, "€19.99"),
+                (480, "€0.00"),
+            ),
+            row(
+                174,
+                (40, "Total"),
+                (235, "€20.00"),
+                (330, "€20.00"),
+                (400, "€19.99"),
+                (480, "€0.00"),
+            ),
+        ],
+        A4,
+    )
+    amounts = {f.name: f.amount for f in read_facts([summary_table], "EUR")}
+    assert amounts == {
+        "opening_balance": Decimal("0.01"),
+        "money_out": Decimal("20.00"),
+        "money_in": Decimal("19.99"),
+        "closing_balance": Decimal("0.00"),
+    }

@@ -36,6 +36,8 @@ with LABELS_PATH.open("rb") as _handle:
 
 CELL_GAP = 0.8  # a gap this many word heights wide separates two cells (columns) of a line
 BELOW_GAP = 2.0  # a value below its label starts within this many label heights under it
+# ... and within this many under a summary table's header, whose rows are padded like a table's
+HEADER_GAP = 3.0
 FILLER_WORDS = 6  # words allowed between a figure's label and its amount ("from 11th Feb ...")
 FIRST_PAGES = 2  # the pages that hold a statement's header and summary
 CENT = Decimal("0.01")
@@ -147,21 +149,30 @@ def make_line(page: int, order: int, words: tuple[Word, ...], joined: bool = Fal
     return Line(page, order, words, text, fold(text), starts, _cells(words), joined)
 
 
+_DIGIT = re.compile(r"\d")
 _CONTINUED = re.compile(r"(?:[&,+]|\b(?:and|und|et|y|en))\s*$", re.IGNORECASE)
 
 
 def _continued_labels(lines: list[Line]) -> Iterator[Line]:
-    """A summary box's label printed over two lines ("Fee, Taxes &" over "Interest Charges"):
-    a cell that ends in "&", "," or "and" read with the cell under it, as one line in the
-    place of the lower one."""
+    """A summary box's label printed over two lines ("Fee, Taxes &" over "Interest Charges";
+    "Closing" over "balance" in a summary table's header): a cell that ends in "&", "," or
+    "and", or a cell no label starts on a line of figure labels, read with the cell under it,
+    as one line in the place of the lower one."""
     for line in lines:
+        labels = labels_on(line)
+        figures = sum(1 for label in labels if label.kind == "facts")
         for start, end in line.cells:
-            if not _CONTINUED.search(line.text[start:end]):
+            header = figures > 1 and not any(start <= label.start < end for label in labels)
+            if not (header or _CONTINUED.search(line.text[start:end])):
                 continue
             stacked = with_cell_below(lines, line, start, end)
-            if stacked is not None:
-                lower, words = stacked
-                yield make_line(lower.page, lower.order, words, joined=True)
+            if stacked is None:
+                continue
+            lower, words = stacked
+            # A header's labels go on in a line of words; a line with figures is its values.
+            if header and any(_DIGIT.search(word.text) for word in lower.words):
+                continue
+            yield make_line(lower.page, lower.order, words, joined=True)
 
 
 def with_cell_below(
@@ -338,18 +349,22 @@ def value_below(
     find: Finder[T],
     first_of_column: bool = False,
     lead: Finder[Any] | None = None,
+    header_bottom: float | None = None,
 ) -> Found[T] | None:
     """The value at the start of the cell directly below ``label`` (after what ``lead`` finds,
     such as the date a "Closing balance at" label goes on with). Not under the column titles
     of a table, and, unless ``first_of_column``, not when the cell under that value holds
-    another one: a column of values is a table, not a summary."""
+    another one: a column of values is a table, not a summary. ``header_bottom``: where the
+    header the label is part of ends (another of its labels printed over two lines)."""
     if _TABLE_HEADER.search(label.line.folded):
         return None
     x0, top, x1, bottom = label.box
     height = bottom - top
     # A label over two lines ("Fees and" over "charges") has its value under its lower line.
     low = label.line.bottom if label.line.joined else bottom
-    cell = cell_below(lines, label.line, (x0, x1), low, height)
+    low = max(low, header_bottom or low)
+    gap = BELOW_GAP if header_bottom is None else HEADER_GAP
+    cell = cell_below(lines, label.line, (x0, x1), low, height, gap)
     if cell is None:
         return None
     found = _cell_value(label, *cell, find, lead)
@@ -363,12 +378,17 @@ def value_below(
 
 
 def cell_below(
-    lines: list[Line], above: Line, span: tuple[float, float], bottom: float, height: float
+    lines: list[Line],
+    above: Line,
+    span: tuple[float, float],
+    bottom: float,
+    height: float,
+    gap: float = BELOW_GAP,
 ) -> tuple[Line, int, int] | None:
     """The cell on the nearest line below ``bottom`` that overlaps ``span`` horizontally. A cell
     of marks only (a unit such as "( $ )" printed under a label) is looked past."""
     for line in lines[above.order + 1 :]:
-        if line.top - bottom > BELOW_GAP * height:
+        if line.top - bottom > gap * height:
             return None
         if line.top < bottom - height / 2:
             continue  # beside the line above rather than under it
@@ -638,6 +658,12 @@ def fact_candidates(pages: list[PageText], currency: str | None) -> dict[str, li
     totals: dict[str, PdfFact] = {}
     for lines in all_lines:
         joined = list(_continued_labels(lines))
+        # A summary table's header names figures side by side; the row under it is the
+        # account's (a total row may follow).
+        headers = {line.order: line.bottom for line in lines if _figure_labels(line) > 1}
+        for lower in joined:
+            if lower.order - 1 in headers:
+                headers[lower.order - 1] = max(headers[lower.order - 1], lower.bottom)
         for line in [*lines, *joined]:
             if line.order < len(lines) and line is lines[line.order]:
                 totals = _column_totals(line, lines, money) or totals
@@ -653,8 +679,14 @@ def fact_candidates(pages: list[PageText], currency: str | None) -> dict[str, li
                 if found and not _dated_enough(label, found, dates):
                     found = None  # "Closing balance at" + a figure from another column
                 # Rates under an APR title list purchases first, the rate people ask for.
+                header = headers.get(line.order - line.joined)
                 found = found or value_below(
-                    label, lines, find, label.name == "apr", lead=dates.find
+                    label,
+                    lines,
+                    find,
+                    label.name == "apr" or header is not None,
+                    lead=dates.find,
+                    header_bottom=header,
                 )
                 if found is not None:
                     facts.setdefault(label.name, []).append(_fact(found))
@@ -688,6 +720,10 @@ def _dated(line: Line, dates: DateReader, money: Finder[Money]) -> tuple[date, P
     offset = label.end() + after
     box = union(line.box(0, label.end()), line.box(offset + start, offset + end))
     return day, PdfFact("balance", value.amount, None, line.page, box, line.text[:offset].strip())
+
+
+def _figure_labels(line: Line) -> int:
+    return sum(1 for label in labels_on(line) if label.kind == "facts")
 
 
 def _dated_enough(label: Label, found: Found[Any], dates: DateReader) -> bool:

@@ -76,6 +76,9 @@ def read_metadata(pages: list[PageText]) -> StatementMetadata:
     dates = DateReader.for_lines(lines, currency)
     labelled = _labelled(first, _finders(dates))
     named = _value(labelled, "account_name")
+    printed = _product_line(first[0] if first else [])
+    if printed and "account_name" in labelled and labelled["account_name"].line.page > 1:
+        named = None  # a product printed on the first page says more than a name labelled later
     product = _value(labelled, "product") or (named if named and _is_product(named) else None)
     holder = _value(labelled, "holder") or (named if named and not product else None)
     period = (
@@ -83,7 +86,7 @@ def read_metadata(pages: list[PageText]) -> StatementMetadata:
     )
     return StatementMetadata(
         bank_name=bank,
-        account_name=_readable(product or _product_line(first[0] if first else [])),
+        account_name=_readable(product or printed),
         holder=holder,
         statement_date=None if period else _value(labelled, "period_end"),
         account_no=_value(labelled, "account_no"),
