@@ -143,6 +143,9 @@ class SearchBackend(Protocol):
 
     def trend(self, user_id: str, plan: IntentPlan) -> TrendResult: ...
 
+    def statement_rows(self, user_id: str, plan: IntentPlan) -> dict[str, int]:
+        """How many of the plan's rows each statement PDF gave, by its stored file name."""
+
     def listing(self, user_id: str, plan: IntentPlan, after: str | None = None) -> ListingResult:
         """A page of rows; ``after`` is the ``next_after`` cursor of the previous page."""
 

@@ -2,26 +2,45 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
+from itertools import chain
 from typing import TypeVar
 
+import dateparser
 import numpy as np
 
 from elastic.backend import SearchBackend
+from elastic.ingest.pdf.facts import (
+    amount_at_end,
+    figures_named,
+    misread_amount_at_end,
+)
 from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Metric, SortOrder
+from elastic.model.records import RECONCILED
 from elastic.model.results import (
     AggregateResult,
     CompareResult,
+    PayeeLines,
     SideResult,
+    StatementInfo,
+    StatementRows,
     TrendResult,
     average_per_interval,
 )
 from elastic.query.shaping import MIXED_CURRENCY
 from llm.answering.answer import Result
+from llm.understanding.offline_router import asks_how_it_works, asks_to_act
 
 Numbers = TypeVar("Numbers", AggregateResult, TrendResult)
+# The category whose rows a statement figure sums: a question routed to those rows is kept.
+FIGURE_CATEGORIES = {"fees": "Fees", "interest": "Interest"}
+# The way money goes that a figure totals: a sum of rows of a category, or of the other way,
+# is not asking for it ("rent paid in 2024", "what have I paid in total").
+FIGURE_DIRECTIONS = {"money_in": Direction.in_, "money_out": Direction.out}
+RATES = frozenset({"apr"})
 # Spend and income are directed so that their smallest and largest values are the smallest
 # and largest amounts: the transaction behind one is the listing's first row by amount.
 _EXTREME_ORDER = {Metric.min: SortOrder.smallest, Metric.max: SortOrder.largest}
@@ -101,6 +120,144 @@ def _compare(backend: SearchBackend, user_id: str, plan: IntentPlan) -> CompareR
     return CompareResult(plan.metric, plan.direction, MIXED_CURRENCY, [], parts)
 
 
+def stated_figure(
+    backend: SearchBackend, user_id: str, question: str, plan: IntentPlan
+) -> IntentPlan:
+    """The plan for a question that names a figure in the words statements print for it
+    ("previous balance", "fees charged", "total deposits", "Neuer Kontostand") when the user's
+    statements state that figure for the question's accounts and period: the stated figure
+    answers it, not a quoted passage nor a sum of rows the question did not ask for. A plan
+    that sums the figure's own category ("fees" as the Fees rows), or money in or out of a
+    category or the other way than the figure ("rent paid in 2024" as Housing) is kept, as is
+    any other (a count, a merchant's rows, a comparison, a figure no statement states)."""
+    if plan.intent not in (Intent.text_qa, Intent.clarify, Intent.aggregate) or plan.facts:
+        return plan
+    summed = plan.intent is Intent.aggregate
+    if summed and (
+        plan.metric is not Metric.sum or plan.merchants or plan.compare or plan.group_by
+    ):
+        return plan
+    names = [] if asks_how_it_works(question) else figures_named(question)
+    # A rate differs by kind of balance (purchases, cash): the terms say which, not one figure.
+    names = [name for name in names if name not in RATES]
+    if not names:
+        return plan
+    if summed and FIGURE_CATEGORIES.get(names[0]) in plan.categories:
+        return plan
+    direction = FIGURE_DIRECTIONS.get(names[0])
+    if (
+        summed
+        and direction is not None
+        and (plan.categories or plan.direction not in (direction, Direction.any))
+    ):
+        return plan
+    figure = IntentPlan(
+        intent=Intent.text_qa,
+        text=question,
+        facts=names[:1],
+        accounts=plan.accounts,
+        currency=plan.currency,
+        date_from=plan.date_from,
+        date_to=plan.date_to,
+    )
+    return figure if backend.facts(user_id, figure) else plan
+
+
+def statements_behind(
+    backend: SearchBackend, user_id: str, plan: IntentPlan
+) -> list[StatementRows]:
+    """The statement PDFs an answer's rows came from that do not reconcile with their
+    balances, could not be checked, or were read by OCR: what the answer must say of them."""
+    if plan.intent not in (Intent.aggregate, Intent.trend, Intent.listing):
+        return []
+    counts: Counter[str] = Counter()
+    for part in [plan.side(side) for side in plan.compare] or [plan]:
+        counts.update(backend.statement_rows(user_id, part))
+    if not counts:
+        return []
+    infos = {info.source_file: info for info in backend.statements(user_id)}
+    behind = []
+    for source, rows in counts.most_common():
+        info = infos.get(source)
+        check = info.reconciliation if info else None
+        if info and check and (check.status != RECONCILED or check.ocr):
+            behind.append(StatementRows(info, rows))
+    return behind
+
+
+MAX_PAYEE_WORDS = 5  # a payee's name in a question
+_QUESTION_WORD = re.compile(r"[\w&'’.-]+")
+
+
+def statement_lines(
+    backend: SearchBackend, user_id: str, question: str, question_words: frozenset[str]
+) -> PayeeLines | None:
+    """The lines of the user's statements that print a name the question asks about, with an
+    amount at their end (a row the import could not read as a transaction): the longest run
+    of the question's words, other than ``question_words`` and the names the user's data
+    already knows (a category, merchant, account or bank: the router placed those), that such
+    a line holds. A request to move money names no payee to look for."""
+    if asks_to_act(question):
+        return None
+    vocabulary = backend.vocabulary(user_id)
+    known = {
+        name.casefold()
+        for name in chain(
+            vocabulary.merchants,
+            vocabulary.categories,
+            (a.account_name for a in vocabulary.accounts),
+            (a.bank_name for a in vocabulary.accounts),
+        )
+    }
+    words = _QUESTION_WORD.findall(question)
+    runs: list[list[str]] = [[]]
+    for word in words:
+        if word.casefold().strip(".'’") in question_words:
+            runs.append([])
+        else:
+            runs[-1].append(word.strip(".'’"))
+    names = {
+        " ".join(run[start : start + size])
+        for run in runs
+        for size in range(1, min(len(run), MAX_PAYEE_WORDS) + 1)
+        for start in range(len(run) - size + 1)
+    }
+    for name in sorted(names, key=lambda n: (-len(n.split()), -len(n))):
+        if len(name) < MIN_NAME_CHARS or not _LETTERS.search(name) or name.casefold() in known:
+            continue
+        plan = IntentPlan(intent=Intent.text_qa, text=name)
+        pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)
+        # In statement and page order, whichever the search ranked first.
+        hits = sorted(
+            backend.text_qa(user_id, plan, None).hits,
+            key=lambda hit: (hit.statement_from, hit.statement_id, hit.page),
+        )
+        found = [
+            (hit, line.strip())
+            for hit in hits
+            for line in hit.text.splitlines()
+            if pattern.search(line) and (amount_at_end(line) or misread_amount_at_end(line))
+        ]
+        if found and dateparser.parse(name) is None:  # "March", "2024" name a time, not a payee
+            return PayeeLines(name, found)
+    return None
+
+
+MIN_NAME_CHARS = 3
+_LETTERS = re.compile(r"[^\W\d_]{2}")  # a name has a word, not a code ("Q5") or a number
+
+
+def _statements_of(backend: SearchBackend, user_id: str, plan: IntentPlan) -> list[StatementInfo]:
+    """The user's statements a question covers: of its accounts, overlapping its period."""
+    return [
+        s
+        for s in backend.statements(user_id)
+        if (not plan.accounts or s.account_name in plan.accounts)
+        and (plan.date_from is None or s.statement_to >= plan.date_from)
+        and (plan.date_to is None or s.statement_from <= plan.date_to)
+    ]
+
+
 def execute(
     backend: SearchBackend,
     user_id: str,
@@ -120,6 +277,8 @@ def execute(
         case Intent.text_qa:
             result = backend.text_qa(user_id, plan, query_vector)
             if plan.facts:
-                result = replace(result, facts=backend.facts(user_id, plan))
+                facts = backend.facts(user_id, plan)
+                searched = [] if facts else _statements_of(backend, user_id, plan)
+                result = replace(result, facts=facts, searched=searched)
             return result
     return None

@@ -14,9 +14,11 @@ from elastic.backend import SearchBackend
 from elastic.ingest import bank_csv
 from elastic.ingest import importer as files
 from elastic.ingest.bank_csv import ColumnMapping
-from elastic.ingest.landing import FileDefaults, FilePreview, Progress
+from elastic.ingest.landing import FileDefaults, FilePreview, Progress, StatementPreview
 from elastic.ingest.layout_memory import LayoutMemory
 from elastic.ingest.parsed import ParsedFile
+from elastic.ingest.pdf.page_reader import read_pages
+from elastic.ingest.pdf.page_words import PageText
 from elastic.model.embedder import Embedder
 from elastic.model.records import IngestReport
 from elastic.statement_store import StatementStore
@@ -28,7 +30,9 @@ __all__ = [
     "FileDefaults",
     "FilePreview",
     "Importer",
+    "PageText",
     "Progress",
+    "StatementPreview",
     "file_importer",
     "safe_file_name",
 ]
@@ -130,6 +134,17 @@ class Importer:
     def preview(self, parsed: ParsedFile, source: str, defaults: FileDefaults) -> FilePreview:
         """The first rows as they would land, with what is assumed and what cannot be read."""
         return self.files.preview(parsed, source, defaults)
+
+    def statement_pages(self, path: Path) -> list[PageText]:
+        """A statement PDF's words, page by page (OCR for a scanned page): the slow part of a
+        preview, kept by the page while its fields are edited. Raises ``UnreadableFile``."""
+        return read_pages(path)
+
+    def preview_statement(
+        self, path: Path, defaults: FileDefaults, pages: list[PageText] | None = None
+    ) -> StatementPreview:
+        """A statement PDF as it would land with ``defaults`` (its edited fields)."""
+        return self.files.preview_statement(path, defaults, pages)
 
     def land(
         self,

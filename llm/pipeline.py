@@ -16,12 +16,19 @@ from pydantic import ValidationError
 from elastic.backend import SearchBackend
 from elastic.ingest.landing import Forgotten, forget
 from elastic.model.plan import Direction, Intent, IntentPlan, Message, Metric
-from elastic.model.results import ListingResult, StatementHit, StatementInfo, Vocabulary
+from elastic.model.results import (
+    ListingResult,
+    StatementHit,
+    StatementInfo,
+    TextQAResult,
+    Vocabulary,
+)
 from elastic.statement_store import StatementStore
-from llm.answering.answer import Answer, Citation
+from llm.answering.answer import Answer, Citation, Result
 from llm.answering.composer import compose_answer
+from llm.answering.wording import wording
 from llm.embeddings import EMBEDDING_FAILURES, Embedder
-from llm.executor import execute
+from llm.executor import execute, stated_figure, statement_lines, statements_behind
 from llm.understanding.language import question_language
 
 log = logging.getLogger(__name__)
@@ -309,14 +316,27 @@ class ChatPipeline:
         as a clarification would blame the question.
         """
         timer = Timer(on_stage)
+        language = question_language(question)
         with timer.stage("route"):
             routed, plan = self._plan(question, user_id, as_of, previous, scope)
         with timer.stage("search"):
-            vector = self._query_vector(plan) if plan.intent is Intent.text_qa else None
-            result = execute(self.backend, user_id, plan, vector)
+            plan = stated_figure(self.backend, user_id, question, plan)
+            payee = None
+            if routed.intent is Intent.clarify and plan.intent is Intent.clarify:
+                # A payee no transaction names may be printed on lines that did not land.
+                words = wording(language).words("payee.question_words")
+                payee = statement_lines(self.backend, user_id, question, words)
+            if payee is not None:
+                plan = IntentPlan(intent=Intent.text_qa, text=question)
+                result: Result | None = TextQAResult(hits=[hit for hit, _ in payee.lines])
+            else:
+                vector = self._query_vector(plan) if plan.intent is Intent.text_qa else None
+                result = execute(self.backend, user_id, plan, vector)
+            behind = statements_behind(self.backend, user_id, plan) if result else []
         with timer.stage("compose"):
-            language = question_language(question)
-            answer = compose_answer(plan, result, self.embedder.embed, routed, language)
+            answer = compose_answer(
+                plan, result, self.embedder.embed, routed, language, behind, payee
+            )
             if rewrite and self.composer is not None and result is not None:
                 answer = self.composer.compose(question, answer)
         answer.timings_ms = timer.timings

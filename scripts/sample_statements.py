@@ -1,6 +1,6 @@
 """Sample statement PDFs in the layouts real banks print, with the truth they must answer to.
 
-Six statements, each one account over about a month, at fictional banks for fictional people:
+Seven statements, each one account over about a month, at fictional banks for fictional people:
 
 1. ``uk_current``: a UK current account. "Your account summary", a ``Date | Payment type and
    details | Paid out | Paid in | Balance`` table with dates like ``12 Feb 22`` printed once per
@@ -15,10 +15,18 @@ Six statements, each one account over about a month, at fictional banks for fict
 5. ``eu_numbers``: an English statement from a Dutch bank. Beginsaldo and Eindsaldo, debit and
    credit columns, ``1.234,56``.
 6. ``scanned``: the next month of the UK account as page images only, with no text layer.
+7. ``nz_everyday``: a New Zealand everyday account whose one Amount column prints no signs, no
+   sections and no balances: only the money in and out of its summary tell which way each row
+   goes. Its summary prints labels over their values, one label over two lines; dates have no
+   year and stand only on a day's first row; the bank printed 29 February in a year without one;
+   and one row's amount is misprinted ("4O.00"), a row the extractor cannot read, so the rows
+   fall short of the closing balance by that amount.
 
 ``truth.json`` is computed from the ledger each PDF was written from: one object per file with
-its balances and totals, 3-5 ``checks`` (questions a user would ask, with their answers) and
-``rows``, every transaction as ``[date, signed amount, description]`` in statement order.
+its balances and totals, 3-5 ``checks`` (questions a user would ask, with their answers),
+``reconciliation`` (``status`` and, when off, the ``gap``), ``unread`` (the rows that cannot be
+read, with their page) and ``rows``, every transaction as ``[date, signed amount, description]``
+in statement order (a date the month lacks is the day it is kept at).
 Amounts are negative for money out; a description is its column's printed lines joined by single
 spaces. A card's balances are negative for what the holder owes, as FinSync stores them.
 """
@@ -84,6 +92,8 @@ class Entry:
     merchant: str = ""  # the payee as a person names it
     code: str = ""  # a UK payment type (VIS, DD, SO, CR ...) printed before the details
     value_day: date | None = None  # a German booking's Wert, when it differs
+    printed_day: str = ""  # the date as printed when it is no real day ("29 Feb" of 2023)
+    misprinted: str = ""  # the amount as misprinted when it cannot be read ("4O.00")
 
     @property
     def description(self) -> str:
@@ -139,7 +149,7 @@ class Shop:
 
 
 def generate_statements(out: Path, seed: int = 7) -> list[Path]:
-    """Write the six statement PDFs and ``truth.json`` under ``out``; the same seed, the same
+    """Write the seven statement PDFs and ``truth.json`` under ``out``; the same seed, the same
     bytes."""
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)
@@ -161,6 +171,9 @@ def generate_statements(out: Path, seed: int = 7) -> list[Path]:
         "eu_numbers": _write_eu,
         "scanned": lambda s: _write_scan(_write_uk(s), skew),
     }
+    # Drawn after the others, so their bytes stay what they were.
+    statements = (*statements, _nz_statement(rng))
+    writers["nz_everyday"] = _write_nz
     paths = []
     for statement in statements:
         path = out / statement.file
@@ -907,8 +920,17 @@ def _truth(s: Statement) -> dict[str, object]:
             "credit_limit": _plain(s.card.credit_limit),
             "apr": f"{s.card.apr}",
         }
+    misread = [e for e in s.entries if e.misprinted]
+    gap = sum((abs(e.amount) for e in misread), ZERO)
     truth |= {
         "transactions": len(s.entries),
+        "reconciliation": {"status": "off", "gap": _plain(gap)}
+        if gap
+        else {"status": "reconciled"},
+        "unread": [
+            {"page": 1, "date": e.printed_day or _day_mon(e.day), "amount": e.misprinted}
+            for e in misread
+        ],
         "checks": _checks(s),
         "rows": [[e.day.isoformat(), _plain(e.amount), e.description] for e in s.entries],
     }
@@ -1787,6 +1809,128 @@ def _write_eu(s: Statement) -> bytes:
         pdf.rule(y - 0.4)
     pdf.put(EU_DESC[0], y + 1, "Eindsaldo", size=9, style="B")
     pdf.put(EU_CREDIT[0], y + 1, _eu(s.closing), w=EU_CREDIT[1], size=9, style="B", align="R")
+    return bytes(pdf.output())
+
+
+# --- layout 7: a New Zealand everyday account -------------------------------------------------
+
+NZ_BANK = "Kauri Coast Bank"
+NZ_HOLDER = "MR TAMATI HENARE-COLLINS"
+NZ_ACCOUNT_NO = "12-3140-0845517-00"
+NZ_COLOUR = (0, 84, 64)
+NZ_LINE = 4.6
+NZ_SHOPS = (
+    Shop("Four Square", ("FOUR SQUARE DEVONPORT",), 18, 120),
+    Shop("Farro Fresh", ("FARRO FRESH GREY LYNN",), 12, 95),
+    Shop("Caltex", ("CALTEX TAKAPUNA",), 45, 110),
+    Shop("Kmart", ("KMART SYLVIA PARK",), 9, 70),
+    Shop("Columbus Coffee", ("COLUMBUS COFFEE NEWMARKET",), 4, 9),
+)
+
+
+def _nz_statement(rng: random.Random) -> Statement:
+    """February of a non-leap year, rows signed only by the summary's money in and out."""
+    start, end = date(2023, 2, 1), date(2023, 2, 28)
+    entries = [
+        Entry(
+            _on(start, end, 15), _amount(rng, 2600, 2900), ("SALARY TAIRAWHITI LTD",), Kind.DEPOSIT
+        ),
+        Entry(
+            date(2023, 2, 2), Decimal(-rng.choice((520, 560, 610))), ("RENT H PARATA",), Kind.BILL
+        ),
+        Entry(
+            date(2023, 2, 9),
+            _amount(rng, 15, 45),
+            ("REFUND KMART",),
+            Kind.REFUND,
+            "Kmart",
+        ),
+        Entry(date(2023, 2, 20), -_amount(rng, 60, 95), ("MERCURY ENERGY",), Kind.BILL),
+        Entry(date(2023, 2, 22), Decimal("-40.00"), ("SPARK NZ",), Kind.BILL, misprinted="4O.00"),
+        Entry(
+            date(2023, 2, 28),
+            Decimal("-5.00"),
+            ("MONTHLY ACCOUNT FEE",),
+            Kind.FEE,
+            printed_day="29 Feb",
+        ),
+    ]
+    for shop in _visits(rng, NZ_SHOPS, rng.randint(12, 15)):
+        entries.append(
+            Entry(
+                _day(rng, start, date(2023, 2, 27)),
+                -_amount(rng, shop.low, shop.high),
+                (rng.choice(shop.descriptors),),
+                Kind.PURCHASE,
+                shop.merchant,
+            )
+        )
+    ordered = _by_day(entries)
+    return Statement(
+        "nz_everyday",
+        "nz_everyday_2023-02.pdf",
+        NZ_BANK,
+        NZ_ACCOUNT_NO,
+        "NZD",
+        start,
+        end,
+        _cushion(rng, ordered),
+        ordered,
+        NZ_SHOPS[0].merchant,
+        pages=1,
+    )
+
+
+def _write_nz(s: Statement) -> bytes:
+    pdf = _Doc(s, "A4", "Page {page} of {nb}", "Kauri Coast Bank Limited. kauricoastbank.co.nz")
+    pdf.add_page()
+    pdf.set_text_color(*NZ_COLOUR)
+    pdf.put(MARGIN, 12, NZ_BANK, size=18, style="B", h=8)
+    pdf.set_text_color(0, 0, 0)
+    pdf.put(120, 13, "Everyday Account statement", w=75, size=12, style="B", align="R")
+    for n, line in enumerate((NZ_HOLDER, "14 Rata Street", "Birkenhead, Auckland 0626")):
+        pdf.put(MARGIN, 30 + n * 4.6, line, size=9.5)
+    pdf.put(115, 30, f"Account number {NZ_ACCOUNT_NO}", size=9)
+    pdf.put(
+        115,
+        34.6,
+        f"From {s.start.day} February {s.start.year} to {s.end.day} February {s.end.year}",
+        size=9,
+    )
+    # The summary: each label over its value, "Fees and charges" over two lines.
+    labels = (
+        (("Opening balance",), s.opening),
+        (("Money in",), s.money_in),
+        (("Money out",), s.money_out),
+        (("Fees and", "charges"), s.total(Kind.FEE)),
+        (("Closing balance",), s.closing),
+    )
+    pdf.bar(MARGIN, 50, 180, "Your account summary", NZ_COLOUR)
+    for n, (lines, value) in enumerate(labels):
+        x = MARGIN + n * 36
+        for k, line in enumerate(lines):
+            pdf.put(x, 59 + k * 4, line, w=36, size=8, style="B", align="C")
+        pdf.put(x, 67, _en(value), w=36, size=9, align="C")
+    pdf.rule(75)
+    pdf.set_fill_color(*NZ_COLOUR)
+    pdf.set_text_color(255, 255, 255)
+    for title, x, w, align in (
+        ("Date", MARGIN, 22, "L"),
+        ("Details", 37, 120, "L"),
+        ("Amount", 157, 38, "R"),
+    ):
+        pdf.put(x, 80, title, w=w, size=8.5, style="B", align=align, fill=True, h=6)
+    pdf.set_text_color(0, 0, 0)
+    y, last = 88.0, None
+    for entry in s.entries:
+        day = entry.printed_day or _day_mon(entry.day)
+        if day != last:  # the date on a day's first row only
+            pdf.put(MARGIN, y, day, w=22, size=8.5, h=NZ_LINE)
+            last = day
+        pdf.put(37, y, entry.lines[0], w=120, size=8.5, h=NZ_LINE)
+        amount = entry.misprinted or _en(abs(entry.amount))
+        pdf.put(157, y, amount, w=38, size=8.5, align="R", h=NZ_LINE)
+        y += NZ_LINE + 0.6
     return bytes(pdf.output())
 
 

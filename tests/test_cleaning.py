@@ -96,6 +96,19 @@ MERCHANTS = [
     ("BP 8834 BIRMINGHAM GB", "BP"),
     ("OCTOPUS ENERGY LTD", "Octopus Energy"),
     ("O'NEILL'S PUB DUBLIN IE", "O'Neill's Pub"),
+    # UK statement PDFs: a payment code before the payee ("VIS" card, "DD" direct debit, "SO"
+    # standing order, "BP" bill payment, "CR" credit, ")))" contactless)
+    ("VIS TESCO STORES 2231 LONDON", "Tesco"),
+    (")))  COSTA COFFEE 43017 LONDON", "Costa Coffee"),
+    ("DD THAMES WATER", "Thames Water"),
+    ("SO R ASHCOMBE", "R Ashcombe"),
+    ("BP T OKONKWO-BRAY", "T Okonkwo-Bray"),
+    ("CR J FAIRWEATHER", "J Fairweather"),
+    ("VIS INT'L 0066131860 BOOKING.COM", "Booking.com"),
+    ("POS DB REWE MARKT 4412", "REWE"),
+    # a descriptor whose first part names the kind of purchase, then the payee
+    ("Food Purchase - AnyCompany Coffee Shop - 1509173654", "AnyCompany Coffee Shop"),
+    ("Groceries*Farmers Market", "Farmers Market"),
     # German exports (ING, Sparkasse, N26)
     ("Kartenzahlung REWE Markt GmbH Berlin DE", "REWE"),
     ("Kartenzahlung girocard REWE Markt GmbH Berlin", "REWE"),

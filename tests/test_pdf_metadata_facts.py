@@ -12,7 +12,13 @@ from itertools import pairwise
 import pytest
 
 from elastic.ingest.parsed import Box
-from elastic.ingest.pdf.facts import PdfFact, cross_check, find_money, read_facts
+from elastic.ingest.pdf.facts import (
+    PdfFact,
+    amount_at_end,
+    find_money,
+    misread_amount_at_end,
+    read_facts,
+)
 from elastic.ingest.pdf.metadata import StatementMetadata, read_metadata
 from elastic.ingest.pdf.page_words import PageText, Word
 
@@ -298,7 +304,7 @@ POSTBANK = page(
 def test_german_statement_metadata() -> None:
     assert read_metadata([POSTBANK]) == StatementMetadata(
         bank_name="Postbank",
-        account_name="Max Mustermann",
+        holder="Max Mustermann",
         iban="DE89370400440532013000",
         period=(date(2020, 1, 1), date(2020, 2, 2)),
         currency="EUR",
@@ -360,6 +366,7 @@ def test_singapore_card_metadata() -> None:
         account_no="4119 XXXX XXXX 1234",
         currency="SGD",
         is_card=True,
+        statement_date=date(2024, 3, 15),  # no period: the day it was made
     )
 
 
@@ -488,11 +495,13 @@ ANZ_LOAN = page(
 def test_home_loan() -> None:
     assert read_metadata([ANZ_LOAN]) == StatementMetadata(
         bank_name="ANZ",
-        account_name="JOHN CITIZEN & JANE CITIZEN",
+        account_name="Home Loan",  # the product, from "Home Loan Statement"
+        holder="JOHN CITIZEN & JANE CITIZEN",
         account_no="5678-12345",
         sort_code="012-345",
         period=(date(2023, 7, 1), date(2023, 12, 31)),
         currency="AUD",  # "$" from an Australian bank
+        is_loan=True,
     )
     facts = by_name(read_facts([ANZ_LOAN], "AUD"))
     assert {name: f.amount for name, f in facts.items()} == {
@@ -585,10 +594,11 @@ def test_a_known_bank_inside_a_longer_name_keeps_its_country() -> None:
             [[(40, "Rekeningnummer NL91 ABNA 0417 1643 00")]],
             {"account_no": "NL91 ABNA 0417 1643 00"},
         ),
-        ([[(40, "Titulaire du compte : M. JEAN DUPONT")]], {"account_name": "M. JEAN DUPONT"}),
+        # The holder's name is the holder's, never the account's.
+        ([[(40, "Titulaire du compte : M. JEAN DUPONT")]], {"holder": "M. JEAN DUPONT"}),
         (
             [[(40, "N.º de cuenta: 0049 1234 56 1234567890"), (330, "Titular: ANA GARCÍA LÓPEZ")]],
-            {"account_no": "0049 1234 56 1234567890", "account_name": "ANA GARCÍA LÓPEZ"},
+            {"account_no": "0049 1234 56 1234567890", "holder": "ANA GARCÍA LÓPEZ"},
         ),
         ([[(40, "Card number ending in ****1234")]], {"account_no": "****1234"}),
         ([[(40, "Konto-Nr. 1234567890"), (300, "BLZ 100 100 10")]], {"account_no": "1234567890"}),
@@ -598,7 +608,20 @@ def test_a_known_bank_inside_a_longer_name_keeps_its_country() -> None:
         ),
         # The value under its label, as a header box prints it.
         ([[(40, "Account Number")], [(40, "000000123456789")]], {"account_no": "000000123456789"}),
-        ([[(40, "Account name:"), (160, "MR JOHN SMITH")]], {"account_name": "MR JOHN SMITH"}),
+        ([[(40, "Account name:"), (160, "MR JOHN SMITH")]], {"holder": "MR JOHN SMITH"}),
+        # An account name that names a product, or a product's label, names the account.
+        (
+            [[(40, "Account name:"), (160, "Everyday Checking")]],
+            {"account_name": "Everyday Checking"},
+        ),
+        ([[(40, "Kontoart"), (160, "Girokonto Plus")]], {"account_name": "Girokonto Plus"}),
+        (
+            [
+                [(40, "Product"), (300, "Opening balance")],
+                [(40, "Account (Current Account)"), (300, "€0.01")],
+            ],
+            {"account_name": "Account (Current Account)"},
+        ),
         # "Account" alone labels an IBAN, and nothing else.
         (
             [[(40, "S. van Dijkhorst"), (300, "Account NL91 PLDH 0417 2839 56")]],
@@ -616,7 +639,7 @@ def test_a_known_bank_inside_a_longer_name_keeps_its_country() -> None:
 def test_labelled_details(rows: list[list[tuple[float, str]]], expected: dict[str, str]) -> None:
     header = page(1, [row(100 + 12 * i, *cells) for i, cells in enumerate(rows)])
     meta = read_metadata([header])
-    fields = ("account_no", "account_name", "sort_code", "iban")
+    fields = ("account_no", "account_name", "holder", "sort_code", "iban")
     assert {f: getattr(meta, f) for f in fields if getattr(meta, f)} == expected
 
 
@@ -893,11 +916,119 @@ def test_amounts(text: str, amount: Decimal | None) -> None:
     assert found == ([amount] if amount is not None else [])
 
 
-def test_cross_check() -> None:
-    facts = read_facts([SANTANDER], "GBP")
-    assert cross_check(facts, Decimal("2000.00"), Decimal("-1500.00")) == []
-    assert cross_check(facts, Decimal("2000.00"), Decimal("-1450.00")) == [
-        'page 1 states money out of 1,500.00 ("Total money out"), but the transactions add up '
-        "to 1,450.00 (50.00 apart)"
-    ]
-    assert cross_check(read_facts([POSTBANK], "EUR"), Decimal("1"), Decimal("2")) == []
+@pytest.mark.parametrize(
+    ("line", "read", "misread"),
+    [
+        ("DD BRACKENFORD BC CTAX 143.00", Decimal("143.00"), None),
+        ("12 Mar REFUND 12.50 CR", Decimal("12.50"), None),
+        ("22 Feb SPARK NZ 4O.00", None, "4O.00"),
+        ("03 Mar KITE SHOP 1,2l5.50", None, "1,2l5.50"),
+        ("Page 2 of 3", None, None),
+        ("Invoice 2024", None, None),
+        ("SPARK NZ", None, None),
+    ],
+)
+def test_the_amount_a_printed_line_ends_in(
+    line: str, read: Decimal | None, misread: str | None
+) -> None:
+    found = amount_at_end(line)
+    assert (found.amount if found else None) == read
+    assert misread_amount_at_end(line) == misread
+
+
+DATED_BALANCES = page(
+    1,
+    [
+        row(60, (40, "Your statement 1 March to 31 March 2024")),
+        row(100, (40, "Balance at 1 March 2024"), (450, "£1,000.00")),
+        row(112, (40, "Money in"), (450, "£2,000.00")),
+        row(124, (40, "Money out"), (450, "£1,500.00")),
+        row(136, (40, "Balance at 31 March 2024"), (450, "£1,500.00")),
+    ],
+    A4,
+)
+
+
+def test_balances_named_by_their_dates_are_the_opening_and_closing_ones() -> None:
+    facts = by_name(read_facts([DATED_BALANCES], "GBP"))
+    opening, closing = facts["opening_balance"], facts["closing_balance"]
+    assert (opening.amount, closing.amount) == (Decimal("1000.00"), Decimal("1500.00"))
+    assert opening.label == "Balance at 1 March 2024"
+    assert covers(closing.box, "Balance at 31 March 2024", "£1,500.00", page_=DATED_BALANCES)
+    german = page(
+        1,
+        [
+            row(100, (40, "Kontostand am 31.03.2024"), (450, "1.500,00 EUR")),
+            row(136, (40, "Kontostand am 01.03.2024"), (450, "1.000,00 EUR")),
+        ],
+    )
+    amounts = {f.name: f.amount for f in read_facts([german], "EUR")}
+    assert amounts == {"opening_balance": Decimal("1000.00"), "closing_balance": Decimal("1500.00")}
+    # One dated balance says nothing of which it is.
+    alone = page(1, [row(100, (40, "Balance at 31 March 2024"), (450, "£1,500.00"))])
+    assert read_facts([alone], "GBP") == []
+
+
+@pytest.mark.parametrize(
+    ("printed", "period"),
+    [
+        ("Your statement 1 March to 31 March 2024", ("2024-03-01", "2024-03-31")),
+        ("From 1 Mar to 31 Mar 2024", ("2024-03-01", "2024-03-31")),
+        ("March 1 - 31, 2024", ("2024-03-01", "2024-03-31")),
+        ("March 1 through March 31, 2024", ("2024-03-01", "2024-03-31")),
+        ("1 - 31 March 2024", ("2024-03-01", "2024-03-31")),
+        ("15 December to 14 January 2024", ("2023-12-15", "2024-01-14")),
+        ("Statement period 12th Feb to 11th Mar 2022", ("2022-02-12", "2022-03-11")),
+        ("Vom 1. März bis 31. März 2024", ("2024-03-01", "2024-03-31")),
+        ("Du 1er mars au 31 mars 2024", ("2024-03-01", "2024-03-31")),
+        ("Page 1 to 3 March 2024", None),
+        ("Printed on 3 March 2024", None),
+    ],
+)
+def test_a_period_whose_first_date_leaves_out_what_the_last_says(
+    printed: str, period: tuple[str, str] | None
+) -> None:
+    found = read_metadata([page(1, [row(60, (40, printed))], A4)]).period
+    assert found == (tuple(date.fromisoformat(d) for d in period) if period else None)
+
+
+def test_a_summary_table_gives_its_first_row_under_labels_printed_over_two_lines() -> None:
+    summary_table = page(
+        1,
+        [
+            row(100, (40, "Balance summary")),
+            row(
+                130,
+                (40, "Product"),
+                (235, "Opening balance"),
+                (330, "Money out"),
+                (400, "Money in"),
+                (480, "Closing"),
+            ),
+            row(139, (480, "balance")),
+            row(
+                160,
+                (40, "Account (Current Account)"),
+                (235, "€0.01"),
+                (330, "€20.00"),
+                (400, "€19.99"),
+                (480, "€0.00"),
+            ),
+            row(
+                174,
+                (40, "Total"),
+                (235, "€20.00"),
+                (330, "€20.00"),
+                (400, "€19.99"),
+                (480, "€0.00"),
+            ),
+        ],
+        A4,
+    )
+    amounts = {f.name: f.amount for f in read_facts([summary_table], "EUR")}
+    assert amounts == {
+        "opening_balance": Decimal("0.01"),
+        "money_out": Decimal("20.00"),
+        "money_in": Decimal("19.99"),
+        "closing_balance": Decimal("0.00"),
+    }

@@ -40,6 +40,7 @@ PAGES = {
     "credit_card": 2,
     "eu_numbers": 1,
     "scanned": 2,
+    "nz_everyday": 1,
 }
 LABELS = {
     "uk_current": (
@@ -94,6 +95,19 @@ LABELS = {
         "CR",
     ),
     "eu_numbers": ("Statement of account", "Beginsaldo", "Eindsaldo", "Debit Credit", "EUR"),
+    "nz_everyday": (
+        "Everyday Account statement",
+        "From 1 February 2023 to 28 February 2023",
+        "Your account summary",
+        "Fees and",
+        "charges",  # a label over two lines, its value under both
+        "Opening balance",
+        "Money in",
+        "Date Details Amount",
+        "29 Feb MONTHLY ACCOUNT FEE 5.00",  # a day February 2023 does not have
+        "4O.00",  # an amount misprinted: the row the extractor cannot read
+        "kauricoastbank.co.nz",
+    ),
 }
 # Balances as each layout prints them; a card prints what is owed, which the truth holds negative.
 BALANCE_TEXT: dict[str, Callable[[Decimal], str]] = {
@@ -102,6 +116,7 @@ BALANCE_TEXT: dict[str, Callable[[Decimal], str]] = {
     "de_kontoauszug": lambda v: f"{_eu(v)} EUR",
     "credit_card": lambda v: f"S${_en(-v)}",
     "eu_numbers": _eu,
+    "nz_everyday": _en,
 }
 AMOUNT_TEXT: dict[str, Callable[[Decimal], str]] = {
     "uk_current": _en,
@@ -109,6 +124,7 @@ AMOUNT_TEXT: dict[str, Callable[[Decimal], str]] = {
     "de_kontoauszug": _eu,
     "credit_card": _en,
     "eu_numbers": _eu,
+    "nz_everyday": _en,
 }
 # How the regular merchant and the fees read in each layout's descriptions.
 MERCHANT = {
@@ -118,6 +134,7 @@ MERCHANT = {
     "de_kontoauszug": ("REWE", r"\bREWE\b"),
     "credit_card": ("Grab", r"^GRAB"),
     "eu_numbers": ("Albert Heijn", r"\bAlbert Heijn\b|\bAH to go\b"),
+    "nz_everyday": ("Four Square", r"\bFOUR SQUARE\b"),
 }
 FEES = {
     "uk_current": r"NON-STERLING TRANSACTION FEE",
@@ -126,6 +143,7 @@ FEES = {
     "de_kontoauszug": r"^Entgelt\b",
     "credit_card": r"\bFEE\b",
     "eu_numbers": r"^Costs\b",
+    "nz_everyday": r"ACCOUNT FEE",
 }
 MONEY = re.compile(r"\d{1,3}(?:,\d{3})*\.\d{2}")
 
@@ -209,10 +227,32 @@ def test_every_row_is_printed(layout: str, generated: list[Path], truths: dict[s
         for word in " ".join(_pages(generated[0].parent / truth["file"])).split()
     )
     needed: Counter[str] = Counter()
+    misprinted = len(truth["unread"])  # the amounts misprinted are money out of the last rows
     for _, amount, description in _rows(truth):
         needed[AMOUNT_TEXT[layout](abs(amount))] += 1
         needed.update(description.split())
-    assert not needed - words
+    missing = needed - words
+    assert sum(missing.values()) == misprinted, missing
+    assert all(MONEY.fullmatch(text) for text in missing), missing
+
+
+def test_nz_amounts_print_no_signs_and_dates_stand_on_a_days_first_row(
+    generated: list[Path], truths: dict[str, Truth]
+) -> None:
+    """Only the summary's money in and out tell which way a row goes: the Amount column prints
+    neither signs nor markers, and a day's date stands on its first row only, without a year."""
+    truth = truths["nz_everyday"]
+    (page,) = _pages(generated[0].parent / truth["file"])
+    table = page.split("Date Details Amount")[1]
+    lines = [line for line in table.splitlines() if re.search(r"\d\.\d\d$|4O\.00$", line)]
+    assert len(lines) == truth["transactions"]
+    assert not any(re.search(r"-|\bCR\b|\bDR\b|\(", line) for line in lines)
+    dated = [line for line in lines if re.match(r"\d\d [A-Z][a-z]{2} ", line)]
+    days = {day for day, _, _ in _rows(truth)}
+    assert len(dated) == len(days) < len(lines)
+    assert not any(re.search(r"\b20\d\d\b", line) for line in lines)
+    assert truth["reconciliation"] == {"status": "off", "gap": "40.00"}
+    assert truth["unread"] == [{"page": 1, "date": "22 Feb", "amount": "4O.00"}]
 
 
 def test_scan_has_no_text_layer(generated: list[Path], truths: dict[str, Truth]) -> None:

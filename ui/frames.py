@@ -4,14 +4,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
 
 import pandas as pd
 from pandas.api.types import is_numeric_dtype
 
 from elastic.masking import mask_account_numbers
-from elastic.model.records import Transaction
-from llm.answering.wording import account_label, wording
+from elastic.model.records import OFF, RECONCILED, Reconciliation, Transaction
+from llm.answering.wording import account_label, money, wording
 
 TRANSACTION_COLUMNS = (
     "date",
@@ -27,16 +28,30 @@ TRANSACTION_COLUMNS = (
 about transactions asks for comes first."""
 
 
+def reconciliation_mark(check: Reconciliation | None) -> str:
+    """Whether a statement's rows reconcile with its balances: "✓ Reconciled", "✗ Off by
+    $12.00", "– Unchecked" (it prints no balances), or "No rows" read from it."""
+    if check is None:
+        return "No rows"
+    if check.status == RECONCILED:
+        return "✓ Reconciled"
+    if check.status == OFF:
+        return f"✗ Off by {money(check.gap or Decimal(0), check.currency or 'USD')}"
+    return "– Unchecked"
+
+
 def transaction_labels(language: str = "en") -> dict[str, str]:
     """Each column's header in ``language`` (the templates' ``column.<key>``)."""
     words = wording(language)
     return {key: words.text(f"column.{key}") for key in TRANSACTION_COLUMNS}
 
 
-def provenance_label(row: Transaction) -> str:
+def provenance_label(row: Transaction, sources: Mapping[str, str] | None = None) -> str:
     """Where a row came from and what FinSync inferred about it: ``chase.csv, line 12 ·
-    category inferred``."""
-    where = ", ".join(x for x in (row.source_file, row.location) if x)
+    category inferred``. ``sources`` names stored files as people know them (a statement PDF
+    is kept under a hashed name: "Mercury credit card statement, Oct 6 – Nov 5, 2024")."""
+    source = (sources or {}).get(row.source_file, row.source_file)
+    where = ", ".join(x for x in (source, row.location) if x)
     inferred = [
         name
         for name, flag in (("merchant", row.merchant_inferred), ("category", row.category_inferred))
@@ -47,9 +62,12 @@ def provenance_label(row: Transaction) -> str:
     )
 
 
-def transactions_frame(rows: Sequence[Transaction], language: str = "en") -> pd.DataFrame:
+def transactions_frame(
+    rows: Sequence[Transaction], language: str = "en", sources: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """Transactions as a table with typed columns, headed in ``language``: dates and signed
-    amounts; account numbers in descriptions and merchants keep only their last four digits."""
+    amounts; account numbers in descriptions and merchants keep only their last four digits;
+    stored files named by ``sources``."""
     columns = {
         "date": [row.date for row in rows],
         "merchant": [mask_account_numbers(row.merchant, [row.account_no]) for row in rows],
@@ -58,7 +76,7 @@ def transactions_frame(rows: Sequence[Transaction], language: str = "en") -> pd.
         "category": [row.category for row in rows],
         "account": [account_label(row.account_name, row.account_no) for row in rows],
         "currency": [row.currency for row in rows],
-        "source": [provenance_label(row) for row in rows],
+        "source": [provenance_label(row, sources) for row in rows],
     }
     labels = transaction_labels(language)
     return pd.DataFrame(

@@ -12,8 +12,8 @@ from pathlib import Path
 import streamlit as st
 
 from elastic.masking import mask_account_numbers
-from elastic.model.records import Box
-from elastic.model.results import ListingResult, StatementHit
+from elastic.model.records import Box, Transaction
+from elastic.model.results import ListingResult, StatementHit, StatementInfo
 from llm.answering.answer import Citation
 from llm.answering.wording import account_label, money, period_range
 from llm.pdf_pages import PageNotDrawn, bounded_page_png, page_count
@@ -145,7 +145,25 @@ def _all_rows_behind(context: AppContext, citation: Citation) -> ListingResult:
     return ListingResult(rows=rows, total=first.total, next_after=after)
 
 
+def _printed_rows(
+    rows: list[Transaction], statements: dict[str, StatementInfo]
+) -> list[tuple[Transaction, StatementInfo]]:
+    """The rows read from a statement PDF the user still has, with that statement."""
+    return [
+        (row, statements[row.source_file])
+        for row in rows
+        if row.page and row.box and row.source_file in statements
+    ]
+
+
+def _row_label(row: Transaction) -> str:
+    amount = money(row.amount, row.currency)
+    return f"{row.date.isoformat()} · {row.merchant or row.description} · {amount}"
+
+
 def transactions_behind(context: AppContext, citation: Citation, key: str) -> None:
+    """The rows behind a number. A row read from a statement PDF opens its page with the row
+    marked: at once when it is the only one, else the one chosen below the table."""
     result = _all_rows_behind(context, citation)
     st.markdown("#### " + plain_markdown(f"[{citation.n}] {citation.source}"))
     if len(result.rows) < result.total:
@@ -154,10 +172,38 @@ def transactions_behind(context: AppContext, citation: Citation, key: str) -> No
         total = sum((row.amount for row in result.rows), start=Decimal(0))
         currency = frame_currency(result.rows)
         st.caption(
-            f"{result.total:,} transactions · signed total {money(total, currency)} "
+            f"{result.total:,} {'transaction' if result.total == 1 else 'transactions'} · "
+            f"signed total {money(total, currency)} "
             "(negative = money out)"
         )
-    transactions_table(result.rows, key=key, file_name=f"citation-{citation.n}-rows.csv")
+    statements = {s.source_file: s for s in context.pipeline.statements(context.user_id)}
+    names = {f: statement_name(s) for f, s in statements.items()}
+    printed = _printed_rows(result.rows, statements)
+    if len(result.rows) == 1 and printed:
+        row, statement = printed[0]
+        statement_page(context, statement.statement_id, row.page or 1, None, row.box)
+    transactions_table(
+        result.rows, key=key, file_name=f"citation-{citation.n}-rows.csv", sources=names
+    )
+    if len(result.rows) > 1 and printed:
+        labels = {_row_label(row): (row, statement) for row, statement in printed}
+        chosen = st.selectbox(
+            "Show a row on its statement page",
+            list(labels),
+            index=None,
+            placeholder="Choose a row",
+            key=f"{key}-page-row",
+        )
+        if chosen:
+            row, statement = labels[chosen]
+            statement_page(context, statement.statement_id, row.page or 1, None, row.box)
+
+
+def statement_name(statement: StatementInfo) -> str:
+    """A statement as the person knows it: "Mercury credit card statement, Oct 6 – Nov 5,
+    2024"."""
+    period = period_range(statement.statement_from, statement.statement_to)
+    return f"{statement.account_name} statement, {period}"
 
 
 @st.dialog("Statement page", width="large")

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from elastic.model.records import Box, StatementFact, Transaction
+from elastic.model.records import Box, Reconciliation, StatementFact, Transaction
 from elastic.model.results import StatementHit, StatementInfo, cents_to_amount
 
 
@@ -33,6 +33,7 @@ def transaction_from_source(src: dict[str, Any]) -> Transaction:
         page=src.get("page"),
         box=box_from_source(src.get("box")),
         payment_kind=src.get("payment_kind") or "",
+        reconciliation=src.get("reconciliation") or "",
     )
 
 
@@ -88,4 +89,5 @@ def hit_from_source(src: Mapping[str, Any], score: float) -> StatementHit:
 
 def statement_info(src: Mapping[str, Any], pages: int) -> StatementInfo:
     """One statement as the Sources page lists it, from any of its stored chunks."""
-    return StatementInfo(pages=pages, **_statement_fields(src))
+    reconciliation = Reconciliation.from_json(src.get("reconciliation"))
+    return StatementInfo(pages=pages, reconciliation=reconciliation, **_statement_fields(src))

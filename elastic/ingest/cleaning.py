@@ -99,6 +99,7 @@ def _is_reference(match: re.Match[str]) -> str:
 
 
 _PREFIX = _prefix_pattern(_MERCHANT_DATA["prefixes"])
+_PAYMENT_CODE = _prefix_pattern(_MERCHANT_DATA["payment_codes"])
 _PROCESSOR = re.compile(
     rf"^(?:{_alternation(_MERCHANT_DATA['processors'])})\s*\*\s*", re.IGNORECASE
 )
@@ -210,22 +211,53 @@ def _named_part(text: str) -> str:
     """The words of a denoised descriptor before its first noise, web address, place or
     company form; "" when no letters are left."""
     if "*" in text:  # "DOORDASH*CHIPOTLE": the part before the star names the merchant
-        text = text.split("*", 1)[0]
-    text = text.split(_CUT, 1)[0]
+        text = _payee_part(text.split("*"))
+    text = _payee_part(text.split(_CUT))
     tokens = _without_domains(text.split())
     name = _SPACES.sub(" ", _without_places_and_forms(tokens).strip(_EDGE_PUNCTUATION))
     return name if _LETTER_RUN.search(name) else ""
 
 
 def _strip_leading(text: str) -> str:
-    """Drop separators, noise marks, channel prefixes and processor codes from the start."""
+    """Drop separators, noise marks, channel prefixes, payment codes and processor codes from
+    the start."""
     while True:
         stripped = _LEADING_JUNK.sub("", text)
         stripped = _PREFIX.sub("", stripped)
         stripped = _PROCESSOR.sub("", stripped)
+        coded = _PAYMENT_CODE.sub("", stripped)
+        if coded != stripped and _names_payee(coded):
+            stripped = coded
         if stripped == text:
             return text
         text = stripped
+
+
+def _names_payee(text: str) -> bool:
+    """Whether what follows a payment code names someone: a word that is no place, and not a
+    number first ("BP 8834 BIRMINGHAM" is a BP station)."""
+    if text.lstrip().startswith(_CUT):
+        return False
+    words = [w.strip(",.") for w in text.split(_CUT, 1)[0].split()]
+    while words and (words[-1] in _LOCATION_CODES or _upper_form(words[-1]) in _CITIES):
+        words.pop()
+    for size in range(min(_CITY_WORDS, len(words)), 0, -1):
+        if _upper_form(" ".join(words[-size:])) in _CITIES:
+            words = words[:-size]
+            break
+    return any(_LETTER_RUN.search(word) for word in words)
+
+
+def _payee_part(parts: list[str]) -> str:
+    """The part of a descriptor that names the payee: the first, unless it only names the kind
+    of purchase ("Food Purchase", "Groceries") and a later part has a name."""
+    named = [part for part in parts if _LETTER_RUN.search(part)]
+    for index, part in enumerate(named[:-1]):
+        if _words(part) not in _KIND_PARTS:
+            return part
+        if not _LETTER_RUN.search(named[index + 1]):
+            return part
+    return named[-1] if named else (parts[0] if parts else "")
 
 
 def _without_domains(tokens: list[str]) -> list[str]:
@@ -325,6 +357,15 @@ if TRANSFERS_CATEGORY not in CATEGORIES:
     raise ValueError(f"categories.toml does not define {TRANSFERS_CATEGORY!r}")
 _SYNONYMS = _synonym_table(_CATEGORY_DATA["synonyms"])
 _BLANK = frozenset(_label_key(label) for label in _CATEGORY_DATA["blank"])
+# Parts of a descriptor that name the kind of purchase, not the payee (``_payee_part``).
+_KIND_PARTS = frozenset(
+    _words(label)
+    for label in (
+        *_MERCHANT_DATA["kind_parts"],
+        *(label for labels in _CATEGORY_DATA["synonyms"].values() for label in labels),
+        *_CATEGORY_DATA["synonyms"],
+    )
+)
 
 
 def canonical_category(raw: str | None) -> str | None:

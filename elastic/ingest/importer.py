@@ -25,12 +25,15 @@ from elastic.ingest.landing import (
     FileDefaults,
     FilePreview,
     Progress,
+    StatementPreview,
     ingest_file,
     land_files,
     preview_export,
+    preview_statement,
     read_export,
 )
 from elastic.ingest.parsed import ParsedFile
+from elastic.ingest.pdf.page_words import PageText
 from elastic.model.embedder import Embedder
 from elastic.model.records import IngestReport
 from elastic.statement_store import StatementStore
@@ -105,6 +108,15 @@ class Importer:
             defaults or self.defaults,
             self.currency,
             limit,
+        )
+
+    def preview_statement(
+        self, path: Path, defaults: FileDefaults | None = None, pages: list[PageText] | None = None
+    ) -> StatementPreview:
+        """A statement PDF as it would land with ``defaults`` (``pages``: its words read
+        before); nothing is written. Raises ``UnreadableFile``."""
+        return preview_statement(
+            self.backend, path, self.user_id, defaults or self.defaults, self.currency, pages
         )
 
     def land(

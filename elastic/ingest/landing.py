@@ -42,12 +42,15 @@ from elastic.ingest.parsed import (
     assume_account_name,
     assume_bank,
 )
+from elastic.ingest.pdf.page_words import PageText
 from elastic.ingest.pdf.statement import PDF_FORMAT, PdfStatement, StatementValues, read_statement
 from elastic.model.embedder import Embedder
 from elastic.model.plan import TRANSFERS_CATEGORY
 from elastic.model.records import (
+    OFF,
     IngestProblem,
     IngestReport,
+    Reconciliation,
     StatementChunk,
     StatementFact,
     Transaction,
@@ -90,6 +93,21 @@ class FileDefaults:
     account_no: str | None = None
     bank_name: str | None = None
     currency: str | None = None
+    # A statement PDF's, as its preview was edited: they win over what is read.
+    period: tuple[date, date] | None = None
+    opening_balance: Decimal | None = None
+    closing_balance: Decimal | None = None
+
+    def statement_values(self) -> StatementValues:
+        return StatementValues(
+            self.bank_name,
+            self.account_name,
+            self.account_no,
+            self.currency,
+            self.period,
+            self.opening_balance,
+            self.closing_balance,
+        )
 
 
 @dataclass(frozen=True)
@@ -174,8 +192,10 @@ class _Cleaner:
         memory: CategoryMemory,
         source: str,
         fallback: CategoryFallback | None = None,
+        reconciliation: str = "",
     ) -> None:
         self._project = file_format == PROJECT_CSV
+        self._reconciliation = reconciliation
         self._account = account
         self._defaults = defaults
         self._memory = memory
@@ -256,6 +276,7 @@ class _Cleaner:
             page=row.page,
             box=row.box,
             payment_kind=row.payment_kind or kind,
+            reconciliation=self._reconciliation,
         )
 
 
@@ -666,7 +687,13 @@ def land_parsed(
     account = _AccountValues(parsed, defaults, source, default_currency)
     memory = backend.category_memory(user_id)
     cleaner = _Cleaner(
-        parsed.format, account.for_rows, defaults, memory, source_file or source, fallback
+        parsed.format,
+        account.for_rows,
+        defaults,
+        memory,
+        source_file or source,
+        fallback,
+        parsed.reconciliation,
     )
     expected = parsed.expected_rows
     if expected is None and isinstance(parsed.rows, Sized):
@@ -724,7 +751,13 @@ def land_parsed(
     if writer.stored or seen:
         # Every row is read: the total is what the file held, not what was estimated.
         progress(writer.stored, seen + len(parsed.problems), source)
-    facts = _statement_facts(parsed, file_rows, resolved, defaults, source)
+    # A statement PDF's figures are stored as it prints them (``_pdf_facts``); balances its
+    # running balance implies would disagree with them when its rows do not reconcile.
+    facts = (
+        []
+        if parsed.reconciliation
+        else _statement_facts(parsed, file_rows, resolved, defaults, source)
+    )
     if facts:
         backend.add_facts(user_id, facts, facts_visible)
     if days:
@@ -817,6 +850,67 @@ def preview_export(
     _, assumed = account.resolve()
     return FilePreview(
         parsed.format, rows, booked, pending, assumed, [*parsed.problems, *problems], parsed.notes
+    )
+
+
+@dataclass(frozen=True)
+class StatementPreview:
+    """A statement PDF as it would land, before anything is written: what it says about
+    itself, its first rows cleaned, how they reconcile, and what was assumed or not read."""
+
+    bank_name: str
+    account_name: str
+    account_no: str
+    currency: str
+    period: tuple[date, date]
+    opening_balance: Decimal | None
+    closing_balance: Decimal | None
+    rows: list[Transaction]
+    row_count: int
+    reconciliation: Reconciliation
+    assumed: list[str]
+    problems: list[IngestProblem]
+    notes: list[str]
+
+
+def preview_statement(
+    backend: SearchBackend,
+    path: Path,
+    user_id: str,
+    defaults: FileDefaults,
+    default_currency: str = "USD",
+    pages: list[PageText] | None = None,
+    limit: int = 20,
+) -> StatementPreview:
+    """A statement PDF read as ``land_statement`` would read it (``pages`` when read already),
+    with its first ``limit`` rows cleaned; raises ``UnreadableFile`` for a corrupt or locked
+    file."""
+    statement = read_statement(
+        path, path.name, defaults.statement_values(), default_currency, pages
+    )
+    parsed = statement.transactions
+    rows: list[Transaction] = []
+    count, problems = 0, list(statement.problems)
+    if parsed is not None:
+        first = preview_export(
+            backend, parsed, user_id, path.name, defaults, default_currency, limit
+        )
+        rows, count, problems = first.rows, first.row_count, [*problems, *first.problems]
+    figures = {f.name: f.amount for f in statement.facts}
+    return StatementPreview(
+        bank_name=statement.bank_name,
+        account_name=statement.account_name,
+        account_no=statement.account_no,
+        currency=statement.currency,
+        period=statement.period,
+        opening_balance=figures.get("opening_balance"),
+        closing_balance=figures.get("closing_balance"),
+        rows=rows,
+        row_count=count,
+        reconciliation=statement.reconciliation,
+        assumed=statement.assumed,
+        problems=problems,
+        notes=statement.notes,
     )
 
 
@@ -964,9 +1058,7 @@ def _read_statement(
 ) -> _StatementRead:
     try:
         source_file = store.name_for(path, user_id)
-        given = StatementValues(
-            defaults.bank_name, defaults.account_name, defaults.account_no, defaults.currency
-        )
+        given = defaults.statement_values()
         return source_file, read_statement(path, source_file, given, default_currency)
     except (OSError, UnreadableFile) as exc:
         return IngestProblem(path.name, "file", str(exc))
@@ -1019,6 +1111,20 @@ def _land_read(
     source_file, statement = read
     report.problems.extend(statement.problems)
     report.assumed = statement.assumed
+    report.notes.extend(statement.notes)
+    if statement.transactions is not None:
+        check = statement.reconciliation
+        report.notes.append(f"{len(statement.transactions.rows)} rows read; {check.describe()}")
+        if check.status == OFF:
+            report.problems.append(
+                IngestProblem(
+                    path.name,
+                    "file",
+                    f"the rows read do not reconcile with the statement's balances (off by "
+                    f"{check.gap or 0:,.2f}): rows may be missing or misread; every row read "
+                    "has landed, marked as not reconciled",
+                )
+            )
     visible = pages is None
     if statement.chunks:  # only statements that can be cited are kept
         store.keep(path, source_file, user_id)

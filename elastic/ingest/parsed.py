@@ -76,6 +76,8 @@ class ParsedFile:
     # How the file was read, for the person importing: conventions decided (signs, dates,
     # encoding), each column's reading with its evidence, parts of the file not read.
     notes: list[str] = field(default_factory=list)
+    # A statement PDF's: how its rows reconcile with its balances ("" for other files).
+    reconciliation: str = ""
 
 
 CENT = Decimal("0.01")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -35,6 +36,9 @@ class Transaction:
     page: int | None = None  # statement PDFs: the page and box of the printed row
     box: Box | None = None
     payment_kind: str = ""  # how the money moved (a PaymentKind value); "": not known
+    # Statement PDFs: whether the statement's rows reconcile with its balances (RECONCILED,
+    # OFF or UNCHECKED); "" for rows of other files.
+    reconciliation: str = ""
 
     @property
     def amount_cents(self) -> int:
@@ -65,7 +69,119 @@ class Transaction:
             "page": self.page,
             "box": None if self.box is None else list(self.box),
             "payment_kind": self.payment_kind,
+            "reconciliation": self.reconciliation,
         }
+
+
+RECONCILED = "reconciled"  # opening + money in - money out = closing, running balances agree
+OFF = "off"  # the rows do not reach the closing balance (or a printed running balance)
+UNCHECKED = "unchecked"  # the statement prints no balance to check its rows against
+
+
+@dataclass(frozen=True)
+class SectionCheck:
+    """A total a statement prints for part of its rows ("Total deposits", a section's "Total"
+    line), and what the rows read there add up to; both as magnitudes."""
+
+    name: str  # as printed
+    stated: Decimal
+    rows: Decimal
+    count: int  # rows read in the section
+    page: int | None = None
+
+    @property
+    def gap(self) -> Decimal:
+        return self.stated - self.rows
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    """Whether a statement's rows add up to the balances it prints: opening + money in - money
+    out = closing, every printed running balance the one before it plus the rows since, and
+    each printed section total the sum of its rows. ``gap`` is how far the rows fall short of
+    the closing balance (or of the first running balance they miss), as a magnitude."""
+
+    status: str  # RECONCILED, OFF or UNCHECKED
+    gap: Decimal | None = None
+    opening: Decimal | None = None
+    closing: Decimal | None = None
+    money_in: Decimal = Decimal(0)  # what the rows read put in and took out
+    money_out: Decimal = Decimal(0)
+    rows: int = 0
+    sections: tuple[SectionCheck, ...] = ()
+    reason: str | None = None  # why not reconciled, in words
+    ocr: bool = False  # some of the rows were read by OCR from a page without a text layer
+    currency: str = ""  # of the balances and the gap
+
+    def as_json(self) -> str:
+        """Stored with the statement's pages (both backends keep it as text)."""
+
+        def text(value: Decimal | None) -> str | None:
+            return None if value is None else str(value)
+
+        return json.dumps(
+            {
+                "status": self.status,
+                "gap": text(self.gap),
+                "opening": text(self.opening),
+                "closing": text(self.closing),
+                "money_in": str(self.money_in),
+                "money_out": str(self.money_out),
+                "rows": self.rows,
+                "sections": [
+                    [s.name, str(s.stated), str(s.rows), s.count, s.page] for s in self.sections
+                ],
+                "reason": self.reason,
+                "ocr": self.ocr,
+                "currency": self.currency,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, stored: str | None) -> Reconciliation | None:
+        if not stored:
+            return None
+        data = json.loads(stored)
+
+        def amount(value: str | None) -> Decimal | None:
+            return None if value is None else Decimal(value)
+
+        return cls(
+            status=data["status"],
+            gap=amount(data.get("gap")),
+            opening=amount(data.get("opening")),
+            closing=amount(data.get("closing")),
+            money_in=Decimal(data.get("money_in") or 0),
+            money_out=Decimal(data.get("money_out") or 0),
+            rows=int(data.get("rows") or 0),
+            sections=tuple(
+                SectionCheck(name, Decimal(stated), Decimal(rows), count, page)
+                for name, stated, rows, count, page in data.get("sections") or []
+            ),
+            reason=data.get("reason"),
+            ocr=bool(data.get("ocr")),
+            currency=data.get("currency") or "",
+        )
+
+    def describe(self) -> str:
+        """The check in one line, for the import report and the Sources page."""
+        if self.status == RECONCILED:
+            text = "reconciled"
+            if self.opening is not None and self.closing is not None:
+                text += (
+                    f": opening {self.opening:,.2f} + in {self.money_in:,.2f} - out "
+                    f"{self.money_out:,.2f} = closing {self.closing:,.2f}"
+                )
+        elif self.status == OFF:
+            text = f"off by {self.gap or 0:,.2f}" + (f": {self.reason}" if self.reason else "")
+        else:
+            text = "unchecked" + (f": {self.reason}" if self.reason else "")
+        sections = "; ".join(
+            f"{s.name} {s.stated:,.2f}"
+            + (" matches its rows" if not s.gap else f" but its rows add up to {s.rows:,.2f}")
+            for s in self.sections
+        )
+        return f"{text} ({sections})" if sections else text
 
 
 @dataclass(frozen=True)
@@ -144,6 +260,7 @@ class StatementChunk:
     text: str
     summary_text: str
     source_file: str
+    reconciliation: str = ""  # the statement's ``Reconciliation.as_json()``, "" without rows
 
     @property
     def doc_id(self) -> str:
@@ -167,6 +284,7 @@ class StatementChunk:
             "summary_vector": vector,
             "embedding_model": embedding_model,
             "source_file": self.source_file,
+            "reconciliation": self.reconciliation,
         }
 
 
@@ -198,6 +316,7 @@ class IngestReport:
         self.skipped += other.skipped
         self.pending += other.pending
         self.problems.extend(other.problems)
+        self.notes.extend(other.notes)
 
     @property
     def landed_nothing(self) -> bool:

@@ -8,7 +8,7 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
 from elastic.model.plan import CompareSide, Direction, IntentPlan, Interval, Metric
-from elastic.model.records import StatementFact, Transaction
+from elastic.model.records import Reconciliation, StatementFact, Transaction
 
 CENT = Decimal("0.01")
 TENTH = Decimal("0.1")
@@ -161,6 +161,8 @@ class TextQAResult:
     keyword_only: bool = False  # the vector half failed; hits come from BM25 alone
     note: str | None = None  # what the search could not cover: a message key of the answers
     facts: list[StatementFact] = field(default_factory=list)  # newest first
+    # A figure asked for that no statement states: the statements that were searched for it.
+    searched: list[StatementInfo] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -214,6 +216,23 @@ class Vocabulary:
 
 
 @dataclass(frozen=True)
+class PayeeLines:
+    """Lines of the user's statements that print a name a question asks about, each with the
+    page it is on: what answers a question about a payee whose rows did not land."""
+
+    name: str
+    lines: list[tuple[StatementHit, str]]
+
+
+@dataclass(frozen=True)
+class StatementRows:
+    """How many of an answer's rows came from one statement PDF, and that statement."""
+
+    statement: StatementInfo
+    rows: int
+
+
+@dataclass(frozen=True)
 class StatementInfo:
     statement_id: str
     bank_name: str
@@ -223,3 +242,4 @@ class StatementInfo:
     statement_to: date
     pages: int
     source_file: str
+    reconciliation: Reconciliation | None = None  # None for a statement whose rows were none

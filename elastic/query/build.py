@@ -14,6 +14,7 @@ from elastic.model.plan import (
     Interval,
     SortOrder,
 )
+from elastic.model.records import OFF, RECONCILED, UNCHECKED
 from elastic.query.spec import (
     And,
     Breakdown,
@@ -160,6 +161,15 @@ def aggregation(plan: IntentPlan, user_id: str) -> StatsQuery:
     elif plan.group_by is not None:
         breakdowns.append(("groups", (Groups(GROUP_FIELDS[plan.group_by], MAX_GROUPS),)))
     return StatsQuery(transaction_filters(plan, user_id), AMOUNT, tuple(breakdowns), "currency")
+
+
+def statement_rows(plan: IntentPlan, user_id: str) -> StatsQuery:
+    """Breakdown ``files``: how many of the plan's rows each statement PDF gave (rows of other
+    files have no reconciliation)."""
+    where = transaction_filters(plan, user_id)
+    statuses = In("reconciliation", (RECONCILED, OFF, UNCHECKED))
+    files: Breakdown = (Groups("source_file", MAX_GROUPS),)
+    return StatsQuery(And((*where.clauses, statuses)), AMOUNT, (("files", files),))
 
 
 def trend(plan: IntentPlan, user_id: str) -> StatsQuery:

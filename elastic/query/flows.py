@@ -124,6 +124,11 @@ class Engine(ABC):
             splits.setdefault(str(category), {})[_bucket(start)] = stats
         return trend_result(plan, series, splits, _currency(found.span))
 
+    def statement_rows(self, user_id: str, plan: IntentPlan) -> dict[str, int]:
+        """How many of the plan's rows each statement PDF gave, by its stored file name."""
+        found = self.run_stats(build.statement_rows(plan, user_id))
+        return {str(key[0]): raw[0] for key, raw in found.cells["files"].items() if raw[0]}
+
     def listing(self, user_id: str, plan: IntentPlan, after: str | None = None) -> ListingResult:
         """A page of rows; ``next_after`` is the opaque cursor of the next page."""
         sort = build.LISTING_SORTS[plan.sort]

@@ -7,23 +7,30 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
 import numpy as np
 
+from elastic.ingest.pdf.facts import (
+    CURRENCY_SYMBOLS,
+    amount_at_end,
+    misread_amount_at_end,
+)
 from elastic.ingest.pdf.reader import body_text
 from elastic.masking import mask_account, mask_account_numbers
 from elastic.model.plan import Direction, Intent, IntentPlan, Metric, SortOrder
-from elastic.model.records import StatementFact, Transaction
+from elastic.model.records import OFF, RECONCILED, StatementFact, Transaction
 from elastic.model.results import (
     AggregateResult,
     Bucket,
     CompareResult,
     ListingResult,
+    PayeeLines,
     StatementHit,
+    StatementRows,
     TextQAResult,
     TrendResult,
     series_total,
@@ -466,10 +473,27 @@ def steers(sentence: str) -> bool:
     return bool(_DIALOGUE_TURN.search(sentence) or _INSTRUCTION.search(sentence))
 
 
+MAX_HEADING_WORDS = 8
+
+
+def _heading(sentence: str) -> bool:
+    """A heading or a label without its value ("Previous Balance", "Other Charges & Fees"):
+    a few words, no figure, no sentence's end. It is never quoted as an answer."""
+    words = sentence.split()
+    return (
+        len(words) <= MAX_HEADING_WORDS
+        and not any(ch.isdigit() for ch in sentence)
+        and not sentence.rstrip().endswith((".", "!", "?"))
+    )
+
+
 def _candidates(hit: StatementHit) -> list[str]:
-    """The sentences of a page that may be quoted: long enough, and not steering the reader."""
+    """The sentences of a page that may be quoted: long enough, neither a heading nor steering
+    the reader."""
     return [
-        s for s in sentences(body_text(hit.text, hit.bank_name)) if len(s) > 15 and not steers(s)
+        s
+        for s in sentences(body_text(hit.text, hit.bank_name))
+        if len(s) > 15 and not steers(s) and not _heading(s)
     ]
 
 
@@ -518,17 +542,27 @@ def _without_accounts(question: str, accounts: list[str]) -> str:
 
 def fact_citation(n: int, fact: StatementFact, w: Wording | None = None) -> Citation:
     w = w or wording()
-    where = w.text("citation.page", page=fact.page) if fact.page else fact.location
+    account = mask_account(fact.account_no)
+    if fact.page:  # a statement PDF, kept under a name of the store's: named by its date
+        source = w.text(
+            "citation.fact_page",
+            bank=fact.bank_name,
+            account=account,
+            end=fact.as_of.isoformat(),
+            where=w.text("citation.page", page=fact.page),
+        )
+    else:
+        source = w.text(
+            "citation.fact",
+            bank=fact.bank_name,
+            account=account,
+            file=fact.source_file,
+            where=fact.location,
+        )
     return Citation(
         n=n,
         kind="statement",
-        source=w.text(
-            "citation.fact",
-            bank=fact.bank_name,
-            account=mask_account(fact.account_no),
-            file=fact.source_file,
-            where=where,
-        ),
+        source=source,
         statement_id=fact.statement_id,
         page=fact.page,
         source_file=fact.source_file,
@@ -576,6 +610,8 @@ def compose_text_qa(
     w = w or wording()
     if result.facts:
         return compose_facts(result.facts, w)
+    if plan.facts:
+        return _no_figure(plan, result, w)
     if not result.hits:
         return [Prose(w.text("text_qa.nothing"))], []
     question = _without_accounts(plan.text or "", plan.accounts)
@@ -609,6 +645,86 @@ def compose_text_qa(
     return [Prose(text), *notes], [citation, *others[:2]]
 
 
+def compose_payee_lines(found: PayeeLines, w: Wording | None = None) -> Composed:
+    """A question about a payee whose rows did not land as transactions: the statement lines
+    that print it, each cited on its page, and what the amounts printed on them add up to."""
+    w = w or wording()
+    citations = [
+        statement_citation(n, hit, line, w) for n, (hit, line) in enumerate(found.lines, 1)
+    ]
+    listed = "\n".join(
+        f"- {plain(line, hit.account_no)} [{n}]" for n, (hit, line) in enumerate(found.lines, 1)
+    )
+    parts: list[Part] = [
+        Prose(
+            w.text("payee.lines", name=plain(found.name), lines=w.plural(len(found.lines), "line"))
+        ),
+        Prose(listed),
+    ]
+    amounts = [money for _, line in found.lines if (money := amount_at_end(line)) is not None]
+    currencies = {money.currency for money in amounts}
+    if amounts and len(currencies) <= 1:
+        total = sum((abs(money.amount) for money in amounts), Decimal(0))
+        currency = _currency_of(found.lines[0][0], next(iter(currencies), None))
+        parts.append(Prose(w.text("payee.total", total=w.money(total, currency))))
+    misread = [printed for _, line in found.lines if (printed := misread_amount_at_end(line))]
+    if misread:
+        printed = w.text("note.separator").join(f"“{plain(amount)}”" for amount in misread)
+        lines = w.plural(len(misread), "line")
+        parts.append(Prose(w.text("payee.unreadable", lines=lines, amounts=printed)))
+    return parts, citations
+
+
+def _currency_of(hit: StatementHit, printed: str | None) -> str:
+    """The ISO code of a currency printed with an amount ("$", "€", "EUR"), else USD."""
+    if printed and len(printed) == 3 and printed.isalpha():
+        return printed
+    return CURRENCY_SYMBOLS.get(printed or "", "USD")
+
+
+def _statement_name(bank: str, account: str) -> str:
+    """A statement as people name it: "Mercury credit card", "Westpac hotpoints World
+    Mastercard", "Harbour & Crane Bank Current Account" (the bank once, and a word the two
+    share where they meet once)."""
+    if bank.casefold() in account.casefold():
+        return account
+    last, first = bank.split()[-1:], account.split()[:1]
+    if last and first and last[0].casefold() == first[0].casefold():
+        return f"{bank} {account.split(maxsplit=1)[1]}" if " " in account else bank
+    return f"{bank} {account}"
+
+
+def _no_figure(plan: IntentPlan, result: TextQAResult, w: Wording) -> Composed:
+    """A figure no statement states: which statements were searched for it, and the pages that
+    come closest, cited; never a passage passed off as the figure."""
+    label = w.fact_label(plan.facts[0])
+    if not result.searched:
+        return [Prose(w.text("text_qa.no_statements", label=label))], []
+    searched = w.text("note.separator").join(
+        w.text(
+            "text_qa.searched_statement",
+            name=plain(_statement_name(s.bank_name, s.account_name)),
+            period=w.period_range(s.statement_from, s.statement_to),
+        )
+        for s in result.searched
+    )
+    citations = [statement_citation(i, h, h.text[:300], w) for i, h in enumerate(result.hits, 1)]
+    text = w.text(
+        "text_qa.no_figure",
+        label=label,
+        statements=w.plural(len(result.searched), "searched_statement"),
+        searched=searched,
+    )
+    parts: list[Part] = [Prose(text)]
+    if citations:
+        listed = "; ".join(
+            w.text("text_qa.closest_source", source=c.source, page=c.page, n=c.n)
+            for c in citations[:3]
+        )
+        parts.append(Prose(w.text("text_qa.closest_pages", listed=listed)))
+    return parts, citations[:3]
+
+
 def compose_clarify(plan: IntentPlan, w: Wording | None = None) -> Composed:
     """A clarification in the asker's language: the router's messages worded from the
     templates; a clarification given as text (Gemini's, written in the asker's language) as
@@ -636,9 +752,29 @@ def compose_answer(
     embed: Embed | None = None,
     routed: IntentPlan | None = None,
     language: str = ENGLISH,
+    behind: Sequence[StatementRows] = (),
+    payee: PayeeLines | None = None,
 ) -> Answer:
-    """The deterministic answer in ``language``: its parts, their text and its citations."""
-    parts, citations = compose_parts(plan, result, embed, language)
+    """The deterministic answer in ``language``: its parts, their text and its citations.
+    ``behind``: statements the answer's rows came from that do not reconcile or were read by
+    OCR; the answer says so in one line, and its citations of rows say OCR. ``payee``: the
+    statement lines that answer a question about a payee whose rows did not land."""
+    if payee is not None:
+        parts, citations = compose_payee_lines(payee, wording(language))
+    else:
+        parts, citations = compose_parts(plan, result, embed, language)
+    if behind:
+        w = wording(language)
+        note = behind_note(behind, w)
+        if note:
+            parts = [*parts, Note(note)]
+        if any(s.statement.reconciliation and s.statement.reconciliation.ocr for s in behind):
+            citations = [
+                replace(c, source=w.text("citation.ocr", source=c.source))
+                if c.kind == "transactions"
+                else c
+                for c in citations
+            ]
     text = parts_markdown(parts)
     return Answer(
         plan.intent,
@@ -649,6 +785,31 @@ def compose_answer(
         routed_plan=routed,
         parts=parts,
         language=wording(language).code,
+    )
+
+
+def behind_note(behind: Sequence[StatementRows], w: Wording) -> str | None:
+    """One line on the rows of statements that do not reconcile: how many, and each statement
+    with its gap (or that it could not be checked); None when every statement behind does."""
+    unsure = [s for s in behind if s.statement.reconciliation.status != RECONCILED]
+    if not unsure:
+        return None
+    statements = w.text("note.separator").join(
+        w.text(
+            "note.statement_off" if check.status == OFF else "note.statement_unchecked",
+            account=plain(s.statement.account_name),
+            period=w.period_range(s.statement.statement_from, s.statement.statement_to),
+            gap=w.money(check.gap, check.currency or "USD") if check.gap is not None else "",
+        )
+        for s in unsure
+        if (check := s.statement.reconciliation)
+    )
+    rows = sum(s.rows for s in unsure)
+    return w.text(
+        "note.unreconciled",
+        rows=w.plural(rows, "row"),
+        statements=w.plural(len(unsure), "statement"),
+        listed=statements,
     )
 
 

@@ -75,6 +75,10 @@ class Wording:
         """Pattern ``key`` unfilled, fields in braces."""
         return str(self._strings[key])
 
+    def words(self, key: str) -> frozenset[str]:
+        """A list of words ``key`` names, in lower case (English's when the language has none)."""
+        return frozenset(str(word).casefold() for word in self._strings.get(key, ()))
+
     def keys(self, prefix: str) -> list[str]:
         """The keys starting with ``prefix``, in the order the templates list them."""
         return [key for key in self._strings if key.startswith(prefix)]

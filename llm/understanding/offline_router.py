@@ -102,7 +102,7 @@ from llm.understanding.reading import (
     name_at,
     overlaps_none,
 )
-from llm.understanding.text_norm import strip_accents
+from llm.understanding.text_norm import normalize, strip_accents
 from llm.understanding.vocabulary import Tier, VocabMatcher
 
 INCOME_CATEGORY = "Income"
@@ -138,6 +138,19 @@ def _actions() -> tuple[Action, ...]:
 
 
 ACTIONS = _actions()
+
+
+def asks_to_act(question: str) -> bool:
+    """Whether a question asks FinSync to do something with money ("transfer $500 to
+    savings"), which it refuses, rather than asking about something."""
+    text = normalize(question)
+    return any(action.pattern.search(text) for action in ACTIONS)
+
+
+def asks_how_it_works(question: str) -> bool:
+    """Whether a question asks how a figure works ("How is interest calculated?"), not what
+    it is."""
+    return bool(p.HOW_IT_WORKS.search(normalize(question)))
 
 
 @dataclass

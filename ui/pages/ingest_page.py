@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import uuid
 from dataclasses import dataclass, replace
+from datetime import date
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import pandas as pd
@@ -16,19 +18,23 @@ from elastic.ingest import bank_csv
 from elastic.ingest.formats import is_pdf
 from elastic.ingest.parsed import UnreadableFile
 from elastic.ingest.pdf.statement import PDF_FORMAT
+from elastic.masking import mask_account
 from elastic.model.records import IngestReport
 from llm.ingest_jobs import JOBS, FileToIngest, IngestWork, JobKey, JobRunning, JobView
-from llm.ingesting import FileDefaults, Progress, safe_file_name
-from llm.pdf_pages import readable_page_count
+from llm.ingesting import FileDefaults, PageText, Progress, StatementPreview, safe_file_name
+from llm.pdf_pages import PageNotDrawn, bounded_page_png, readable_page_count
 from settings import Settings
 from ui.answer_text import plain_markdown
 from ui.context import AppContext, app_context, data_changed
 from ui.faults import show_fault
+from ui.frames import reconciliation_mark
 from ui.sidebar import engine_panel
+from ui.source_viewer import page_figure
 from ui.tables import transactions_table
 
 _UPLOAD_DIR = "ingest-upload-dir"
 POLL_S = 1.0  # how often the page looks at a running import
+SHOWN_PROBLEMS = 5  # rows and pages a statement's preview names as not read
 MIB = 1024 * 1024
 UPLOAD_TYPES = [
     *("csv", "txt", "tab", "xls", "xlsx", "ods"),
@@ -137,13 +143,31 @@ def _accepted(context: AppContext, files: list[UploadedFile]) -> list[_Upload]:
 
 
 def _defaults(upload: _Upload) -> FileDefaults:
+    """What the person importing said about the file: the fields of a bank export's form, or of
+    a statement's preview."""
+    state = st.session_state
     values = {
-        name: (st.session_state.get(f"{upload.key}-{name}") or "").strip() or None
+        name: (state.get(f"{upload.key}-{name}") or "").strip() or None
         for name, _ in MISSING_FIELDS
     }
     if values["currency"]:
         values["currency"] = values["currency"].upper()
-    return FileDefaults(**values)
+    start, end = state.get(f"{upload.key}-period-from"), state.get(f"{upload.key}-period-to")
+    return FileDefaults(
+        **values,
+        period=(start, end) if isinstance(start, date) and isinstance(end, date) else None,
+        opening_balance=_decimal(state.get(f"{upload.key}-opening")),
+        closing_balance=_decimal(state.get(f"{upload.key}-closing")),
+    )
+
+
+def _decimal(text: object) -> Decimal | None:
+    """A balance typed in the preview ("1,234.56", "-12.50"); None when blank or not a number."""
+    cleaned = str(text or "").replace(",", "").replace(" ", "").strip()
+    try:
+        return Decimal(cleaned).quantize(Decimal("0.01")) if cleaned else None
+    except InvalidOperation:
+        return None
 
 
 def _missing_form(upload: _Upload, assumed: list[str]) -> None:
@@ -298,9 +322,7 @@ def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping |
         elif parsed is None:
             return None
     if parsed is None:
-        st.caption(
-            f"{PDF_FORMAT}: its pages become searchable, its transactions land when they reconcile."
-        )
+        _statement_card(context, upload)
         return None
     preview = importer.preview(parsed, upload.name, _defaults(upload))
     pending = f", {preview.pending:,} pending (not landed)" if preview.pending else ""
@@ -316,6 +338,92 @@ def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping |
             st.caption(plain_markdown(note))
     transactions_table(preview.rows, key=f"{upload.key}-preview", file_name="preview.csv")
     return mapping
+
+
+@st.cache_data(max_entries=16, show_spinner="Reading the statement…")
+def _statement_pages(_context: AppContext, path: str, digest: str) -> list[PageText]:
+    """A statement's words, read once per upload (``digest``) while its preview is edited."""
+    return _context.importer.statement_pages(Path(path))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _thumbnail(path: str, account_no: str) -> bytes | None:
+    """The statement's first page, account numbers masked; None when it cannot be drawn."""
+    try:
+        return bounded_page_png(Path(path), 1, account_no)
+    except PageNotDrawn:
+        return None
+
+
+def _statement_fields(upload: _Upload, preview: StatementPreview) -> None:
+    """Every field the preview read, editable; what is typed wins when the file lands."""
+    key, state = upload.key, st.session_state
+    start, end = preview.period
+    read = {
+        f"{key}-bank_name": preview.bank_name,
+        f"{key}-account_name": preview.account_name,
+        f"{key}-currency": preview.currency,
+        f"{key}-period-from": start,
+        f"{key}-period-to": end,
+        f"{key}-opening": "" if preview.opening_balance is None else str(preview.opening_balance),
+        f"{key}-closing": "" if preview.closing_balance is None else str(preview.closing_balance),
+    }
+    for name, value in read.items():
+        state.setdefault(name, value)
+    bank, account, number, currency = st.columns(4)
+    bank.text_input("Bank", key=f"{key}-bank_name")
+    account.text_input("Account", key=f"{key}-account_name")
+    number.text_input(
+        "Account number",
+        key=f"{key}-account_no",
+        placeholder=mask_account(preview.account_no) or "not printed",
+        help="Leave blank to keep the number the statement prints (shown masked).",
+    )
+    currency.text_input("Currency (ISO code)", key=f"{key}-currency")
+    first, last, opening, closing = st.columns(4)
+    first.date_input("Period from", key=f"{key}-period-from", format="YYYY-MM-DD")
+    last.date_input("Period to", key=f"{key}-period-to", format="YYYY-MM-DD")
+    opening.text_input("Opening balance", key=f"{key}-opening")
+    closing.text_input("Closing balance", key=f"{key}-closing")
+    for name, label in ((f"{key}-opening", "opening"), (f"{key}-closing", "closing")):
+        if str(state.get(name) or "").strip() and _decimal(state.get(name)) is None:
+            st.error(f"The {label} balance is not a number.", icon=":material/error:")
+
+
+def _statement_card(context: AppContext, upload: _Upload) -> None:
+    """A statement PDF before it lands: bank, account, period, balances (every field editable),
+    the rows read and whether they reconcile, a thumbnail of its first page, its first rows."""
+    try:
+        pages = _statement_pages(context, str(upload.path), upload.key)
+        preview = context.importer.preview_statement(upload.path, _defaults(upload), pages)
+    except UnreadableFile as exc:
+        st.error(plain_markdown(str(exc)), icon=":material/block:")
+        return
+    thumbnail, fields = st.columns([1, 4], gap="medium")
+    with thumbnail:
+        image = _thumbnail(str(upload.path), preview.account_no)
+        if image is not None:
+            st.html(page_figure(image, 1))
+    with fields:
+        _statement_fields(upload, preview)
+    check = preview.reconciliation
+    rows, status = st.columns([1, 3])
+    rows.metric("Rows read", f"{preview.row_count:,}", border=True)
+    status.metric(
+        "Reconciliation",
+        reconciliation_mark(check),
+        border=True,
+        help=plain_markdown(check.describe()),
+    )
+    st.caption(f"{PDF_FORMAT}: {plain_markdown(check.describe())}")
+    for note in [*preview.assumed, *preview.notes]:
+        st.caption(f"Note — {plain_markdown(note)}")
+    for problem in preview.problems[:SHOWN_PROBLEMS]:
+        st.caption(f"Not read — {plain_markdown(f'{problem.location}: {problem.reason}')}")
+    if len(preview.problems) > SHOWN_PROBLEMS:
+        more = len(preview.problems) - SHOWN_PROBLEMS
+        st.caption(f"…and {more:,} more; the report will list them.")
+    transactions_table(preview.rows, key=f"{upload.key}-preview", file_name="preview.csv")
 
 
 def _job_key(context: AppContext) -> JobKey:
@@ -399,8 +507,11 @@ def _show_outcome(outcome: JobView) -> None:
     assumed = [f"{r.source}: {note}" for r in outcome.reports for note in r.assumed]
     for note in assumed:
         st.caption(f"Assumed — {plain_markdown(note)}")
+    for report in outcome.reports:
+        for note in report.notes:
+            st.caption(f"{plain_markdown(report.source)} — {plain_markdown(note)}")
     if problems:
-        st.markdown("**Rows and pages that were not ingested**")
+        st.markdown("**Rows and pages that were not ingested, statements that do not reconcile**")
         st.dataframe(
             pd.DataFrame(
                 {

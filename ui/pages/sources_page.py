@@ -14,6 +14,7 @@ from llm.answering.wording import account_label, account_option_label, bucket_la
 from ui.answer_text import plain_markdown
 from ui.context import AppContext, app_context, data_changed
 from ui.faults import show_fault
+from ui.frames import reconciliation_mark
 from ui.sidebar import account_names, engine_panel, load_vocabulary
 from ui.source_viewer import statement_dialog
 from ui.tables import transactions_table
@@ -33,6 +34,8 @@ def _statements_frame(statements: list[StatementInfo]) -> pd.DataFrame:
             "From": [s.statement_from for s in statements],
             "To": [s.statement_to for s in statements],
             "Pages": [s.pages for s in statements],
+            "Rows": [s.reconciliation.rows if s.reconciliation else 0 for s in statements],
+            "Check": [reconciliation_mark(s.reconciliation) for s in statements],
         }
     )
 
@@ -70,6 +73,14 @@ def _statements_tab(context: AppContext) -> None:
     )
     rows = selection.selection.rows
     chosen = statements[rows[0]] if rows and rows[0] < len(statements) else statements[0]
+    if chosen.reconciliation is not None:
+        st.caption(
+            plain_markdown(
+                f"{chosen.account_name}, {bucket_label(chosen.statement_from, 'month')}: "
+                f"{chosen.reconciliation.rows:,} rows read, "
+                f"{chosen.reconciliation.describe()}"
+            )
+        )
     with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
         page = st.number_input(
             f"Page of {plain_markdown(chosen.account_name)}, "

@@ -218,14 +218,6 @@ class ElasticsearchBackend(Engine):
             ) from exc
 
     # -- set-up ---------------------------------------------------------------------------
-    def _add_new_fields(self, index: str, properties: dict[str, Any]) -> None:
-        """Fields added to FinSync's mapping since the index was made (``payment_kind``);
-        fields the index has are left as they are."""
-        [found] = self.es.indices.get_mapping(index=index).values()
-        present = found["mappings"].get("properties", {})
-        if missing := {k: v for k, v in properties.items() if k not in present}:
-            self._writer.indices.put_mapping(index=index, properties=missing)
-
     def prepare(self, dims: int, embedding_model: str) -> None:
         with self._answering():
             for index, mapping in (
@@ -236,7 +228,7 @@ class ElasticsearchBackend(Engine):
                 if not self.es.indices.exists(index=index):
                     self._writer.indices.create(index=index, mappings=mapping)
                 else:
-                    self._add_new_fields(index, mapping["properties"])
+                    self._add_missing_fields(index, mapping)
             if not self.es.indices.exists(index=self.st_index):
                 self._writer.indices.create(
                     index=self.st_index, mappings=statements_mapping(dims, embedding_model)
@@ -245,6 +237,9 @@ class ElasticsearchBackend(Engine):
             # One index, which may stand behind an alias of this name after ``reembed``.
             [found] = self.es.indices.get_mapping(index=self.st_index).values()
             mapping = found["mappings"]
+            self._add_missing_fields(
+                self.st_index, statements_mapping(dims, embedding_model), mapping
+            )
         stored = mapping["properties"]["summary_vector"]["dims"]
         stored_model = mapping.get("_meta", {}).get("embedding_model")
         if stored != dims or stored_model != embedding_model:
@@ -253,6 +248,19 @@ class ElasticsearchBackend(Engine):
                 f"but the embedder is {embedding_model} ({dims} dimensions). "
                 "Run `finsync reembed` to embed the stored pages again with it."
             )
+
+    def _add_missing_fields(
+        self, index: str, wanted: dict[str, Any], stored: dict[str, Any] | None = None
+    ) -> None:
+        """Fields added to a mapping since an index was created (a row's payment kind, a
+        statement's reconciliation) are added to it; nothing is written when it has them all."""
+        if stored is None:
+            [found] = self.es.indices.get_mapping(index=index).values()
+            stored = found["mappings"]
+        have = stored.get("properties", {})
+        missing = {k: v for k, v in wanted["properties"].items() if k not in have}
+        if missing:
+            self._writer.indices.put_mapping(index=index, properties=missing)
 
     # -- writes ---------------------------------------------------------------------------
     @contextmanager

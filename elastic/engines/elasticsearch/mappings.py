@@ -39,6 +39,7 @@ def transactions_mapping() -> dict[str, Any]:
             "page": {"type": "integer"},
             "box": {**BOX, "doc_values": False},
             "payment_kind": KEYWORD,
+            "reconciliation": KEYWORD,
         },
     }
 
@@ -103,5 +104,7 @@ def statements_mapping(dims: int, embedding_model: str) -> dict[str, Any]:
             },
             "embedding_model": KEYWORD,
             "source_file": {"type": "keyword", "index": False},
+            # The statement's reconciliation as JSON text: shown, never searched.
+            "reconciliation": UNSEARCHED_KEYWORD,
         },
     }

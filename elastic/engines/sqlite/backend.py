@@ -104,6 +104,7 @@ CREATE TABLE IF NOT EXISTS transactions (
     page INTEGER,
     box TEXT,
     payment_kind TEXT NOT NULL DEFAULT '',
+    reconciliation TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (user_id, date, transaction_id),
     UNIQUE (user_id, transaction_id)
 ) WITHOUT ROWID;
@@ -162,6 +163,7 @@ CREATE TABLE IF NOT EXISTS statement_chunks (
     summary_vector BLOB NOT NULL,
     embedding_model TEXT NOT NULL,
     source_file TEXT NOT NULL,
+    reconciliation TEXT NOT NULL DEFAULT '',
     UNIQUE (user_id, doc_id)
 );
 CREATE INDEX IF NOT EXISTS chunks_statement
@@ -185,7 +187,9 @@ _PROVENANCE_COLUMNS = {
     "page": "INTEGER",
     "box": "TEXT",
     "payment_kind": "TEXT NOT NULL DEFAULT ''",
+    "reconciliation": "TEXT NOT NULL DEFAULT ''",
 }
+_STATEMENT_COLUMNS = {"reconciliation": "TEXT NOT NULL DEFAULT ''"}
 
 _HIT_COLUMNS = (
     "id, statement_id, page, chunk, text, bank_name, account_name, account_no, "
@@ -222,6 +226,7 @@ TX_INSERT_COLUMNS = (
     "page",
     "box",
     "payment_kind",
+    "reconciliation",
 )
 _INSERT_TX = (
     f"INSERT OR IGNORE INTO transactions ({', '.join(TX_INSERT_COLUMNS)}) "
@@ -257,6 +262,7 @@ def transaction_values(user_id: str, row: Transaction) -> tuple[object, ...]:
         row.page,
         _json_box(row.box),
         row.payment_kind,
+        row.reconciliation,
     )
 
 
@@ -363,12 +369,16 @@ class EmbeddedBackend(Engine):
         return shutil.disk_usage(self.path.parent).free < DISK_FULL_BYTES
 
     def _add_missing_columns(self) -> None:
-        """Stores written before provenance or payment kinds were kept get their columns (with
-        neutral values)."""
-        present = self._columns("transactions")
-        for name, definition in _PROVENANCE_COLUMNS.items():
-            if name not in present:
-                self._conn.execute(f"ALTER TABLE transactions ADD COLUMN {name} {definition}")
+        """Stores written before provenance (or statements' reconciliation) was kept get their
+        columns (with neutral values)."""
+        for table, columns in (
+            ("transactions", _PROVENANCE_COLUMNS),
+            ("statement_chunks", _STATEMENT_COLUMNS),
+        ):
+            present = self._columns(table)
+            for name, definition in columns.items():
+                if name not in present:
+                    self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {definition}")
 
     def _columns(self, table: str) -> frozenset[str]:
         return frozenset(row["name"] for row in self._conn.execute(f"PRAGMA table_info({table})"))

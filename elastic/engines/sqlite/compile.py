@@ -50,7 +50,8 @@ _FTS_TOKEN = re.compile(r"\w+")
 BUCKET_FUNCTION = "bucket_start"
 # What every chunk of a statement stores about the statement itself.
 STATEMENT_FIELDS = (
-    "bank_name", "account_name", "account_no", "statement_from", "statement_to", "source_file"
+    "bank_name", "account_name", "account_no", "statement_from", "statement_to", "source_file",
+    "reconciliation",
 )  # fmt: skip
 
 

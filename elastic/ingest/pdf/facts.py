@@ -16,7 +16,7 @@ import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 from functools import cache, lru_cache
@@ -36,6 +36,8 @@ with LABELS_PATH.open("rb") as _handle:
 
 CELL_GAP = 0.8  # a gap this many word heights wide separates two cells (columns) of a line
 BELOW_GAP = 2.0  # a value below its label starts within this many label heights under it
+# ... and within this many under a summary table's header, whose rows are padded like a table's
+HEADER_GAP = 3.0
 FILLER_WORDS = 6  # words allowed between a figure's label and its amount ("from 11th Feb ...")
 FIRST_PAGES = 2  # the pages that hold a statement's header and summary
 CENT = Decimal("0.01")
@@ -98,6 +100,7 @@ class Line:
     folded: str
     starts: tuple[int, ...]  # offset of each word in ``text``
     cells: tuple[tuple[int, int], ...]  # offsets in ``text`` of each cell
+    joined: bool = False  # a label's cell read with the one under it (``_continued_labels``)
 
     @property
     def top(self) -> float:
@@ -116,7 +119,12 @@ class Line:
         return union(*(w.box for w in self.words[first : last + 1]))
 
     def starts_cell(self, offset: int) -> bool:
-        return any(start == offset for start, _ in self.cells)
+        """Whether ``offset`` starts a cell, or only marks stand before it there ("**Minimum
+        amount due", "• Opening balance")."""
+        return any(
+            start <= offset < end and not _WORD.search(self.text[start:offset])
+            for start, end in self.cells
+        )
 
 
 def page_lines(page: PageText) -> list[Line]:
@@ -131,9 +139,55 @@ def page_lines(page: PageText) -> list[Line]:
         if " ".join(w.text for w in words) != text:
             break
         at += len(words)
-        starts = tuple(accumulate((len(w.text) + 1 for w in words[:-1]), initial=0))
-        lines.append(Line(page.number, len(lines), words, text, fold(text), starts, _cells(words)))
+        lines.append(make_line(page.number, len(lines), words))
     return lines
+
+
+def make_line(page: int, order: int, words: tuple[Word, ...], joined: bool = False) -> Line:
+    text = " ".join(w.text for w in words)
+    starts = tuple(accumulate((len(w.text) + 1 for w in words[:-1]), initial=0))
+    return Line(page, order, words, text, fold(text), starts, _cells(words), joined)
+
+
+_DIGIT = re.compile(r"\d")
+_CONTINUED = re.compile(r"(?:[&,+]|\b(?:and|und|et|y|en))\s*$", re.IGNORECASE)
+
+
+def _continued_labels(lines: list[Line]) -> Iterator[Line]:
+    """A summary box's label printed over two lines ("Fee, Taxes &" over "Interest Charges";
+    "Closing" over "balance" in a summary table's header): a cell that ends in "&", "," or
+    "and", or a cell no label starts on a line of figure labels, read with the cell under it,
+    as one line in the place of the lower one."""
+    for line in lines:
+        labels = labels_on(line)
+        figures = sum(1 for label in labels if label.kind == "facts")
+        for start, end in line.cells:
+            header = figures > 1 and not any(start <= label.start < end for label in labels)
+            if not (header or _CONTINUED.search(line.text[start:end])):
+                continue
+            stacked = with_cell_below(lines, line, start, end)
+            if stacked is None:
+                continue
+            lower, words = stacked
+            # A header's labels go on in a line of words; a line with figures is its values.
+            if header and any(_DIGIT.search(word.text) for word in lower.words):
+                continue
+            yield make_line(lower.page, lower.order, words, joined=True)
+
+
+def with_cell_below(
+    lines: list[Line], line: Line, start: int, end: int
+) -> tuple[Line, tuple[Word, ...]] | None:
+    """The words of ``line``'s cell from ``start`` to ``end`` followed by those of the cell right
+    under it, with the line under it; None when no cell is there."""
+    x0, top, x1, bottom = line.box(start, end)
+    below = cell_below(lines, line, (x0, x1), bottom, bottom - top)
+    if below is None:
+        return None
+    lower, lower_start, lower_end = below
+    upper = line.words[line.word_at(start) : line.word_at(end - 1) + 1]
+    under = lower.words[lower.word_at(lower_start) : lower.word_at(lower_end - 1) + 1]
+    return lower, (*upper, *under)
 
 
 def _cells(words: tuple[Word, ...]) -> tuple[tuple[int, int], ...]:
@@ -169,7 +223,13 @@ _LABEL_INDEX = _label_index(DATA["labels"])
 _LABELS = phrase_pattern(_LABEL_INDEX)
 _TABLE_HEADER = phrase_pattern(DATA["table"]["header_words"])
 _COLUMN_TOTALS = phrase_pattern(DATA["table"]["column_totals"])
+# Words after a figure's label that say a date follows ("Closing balance at 31 March 2026").
+_DATED_BY = re.compile(r"[\s:]*(?:" + "|".join(map(re.escape, DATA["dated_by"]["words"])) + r")\b")
 _FORM_BLANK = re.compile(r"_{3,}")
+_DATED_BALANCE = re.compile(
+    r"(?:" + "|".join(map(re.escape, map(fold, DATA["dated_balance"]["labels"]))) + r")"
+    r"(?=[\s:]*(?:" + "|".join(map(re.escape, DATA["dated_by"]["words"])) + r")\b)"
+)
 
 
 @dataclass(frozen=True)
@@ -189,6 +249,17 @@ class Label:
     @property
     def box(self) -> Box:
         return self.line.box(self.start, self.end)
+
+
+def figures_named(text: str) -> list[str]:
+    """The statement figures a text names with the words statements print for them ("previous
+    balance", "Neuer Kontostand", "total deposits", "amount due"), in the order it names them."""
+    names: list[str] = []
+    for match in _LABELS.finditer(fold(text)):
+        kind, name = _LABEL_INDEX[match.group()]
+        if kind == "facts" and name not in names:
+            names.append(name)
+    return names
 
 
 def labels_on(line: Line) -> list[Label]:
@@ -253,35 +324,71 @@ def value_beside(
     return None
 
 
+def value_across(label: Label, lines: list[Line], find: Finder[T]) -> Found[T] | None:
+    """The value at the start of the cell right of ``label`` on the line above or below it that
+    shares its height: one printed line that the grouping split in two (OCR boxes of a label
+    and its value a little apart in height)."""
+    _, top, x1, bottom = label.box
+    cells = []
+    for line in lines[max(label.line.order - 1, 0) : label.line.order + 2]:
+        if line is label.line:
+            continue
+        for start, end in line.cells:
+            box = line.box(start, end)
+            shared = min(bottom, box[3]) - max(top, box[1])
+            if box[0] >= x1 and shared >= (bottom - top) / 2:
+                cells.append((box[0], line, start, end))
+    for _, line, start, end in sorted(cells, key=lambda cell: cell[0])[:1]:
+        return _cell_value(label, line, start, end, find)
+    return None
+
+
 def value_below(
-    label: Label, lines: list[Line], find: Finder[T], first_of_column: bool = False
+    label: Label,
+    lines: list[Line],
+    find: Finder[T],
+    first_of_column: bool = False,
+    lead: Finder[Any] | None = None,
+    header_bottom: float | None = None,
 ) -> Found[T] | None:
-    """The value at the start of the cell directly below ``label``. Not under the column titles
+    """The value at the start of the cell directly below ``label`` (after what ``lead`` finds,
+    such as the date a "Closing balance at" label goes on with). Not under the column titles
     of a table, and, unless ``first_of_column``, not when the cell under that value holds
-    another one: a column of values is a table, not a summary."""
+    another one: a column of values is a table, not a summary. ``header_bottom``: where the
+    header the label is part of ends (another of its labels printed over two lines)."""
     if _TABLE_HEADER.search(label.line.folded):
         return None
     x0, top, x1, bottom = label.box
     height = bottom - top
-    cell = _cell_below(lines, label.line, (x0, x1), bottom, height)
+    # A label over two lines ("Fees and" over "charges") has its value under its lower line.
+    low = label.line.bottom if label.line.joined else bottom
+    low = max(low, header_bottom or low)
+    gap = BELOW_GAP if header_bottom is None else HEADER_GAP
+    cell = cell_below(lines, label.line, (x0, x1), low, height, gap)
     if cell is None:
         return None
-    found = _cell_value(label, *cell, find)
+    found = _cell_value(label, *cell, find, lead)
     if found is None or first_of_column:
         return found
     value_box = found.line.box(found.start, found.end)
-    under = _cell_below(lines, found.line, (value_box[0], value_box[2]), value_box[3], height)
+    under = cell_below(lines, found.line, (value_box[0], value_box[2]), value_box[3], height)
     if under is not None and _cell_value(label, *under, find) is not None:
         return None
     return found
 
 
-def _cell_below(
-    lines: list[Line], above: Line, span: tuple[float, float], bottom: float, height: float
+def cell_below(
+    lines: list[Line],
+    above: Line,
+    span: tuple[float, float],
+    bottom: float,
+    height: float,
+    gap: float = BELOW_GAP,
 ) -> tuple[Line, int, int] | None:
-    """The cell on the nearest line below ``bottom`` that overlaps ``span`` horizontally."""
+    """The cell on the nearest line below ``bottom`` that overlaps ``span`` horizontally. A cell
+    of marks only (a unit such as "( $ )" printed under a label) is looked past."""
     for line in lines[above.order + 1 :]:
-        if line.top - bottom > BELOW_GAP * height:
+        if line.top - bottom > gap * height:
             return None
         if line.top < bottom - height / 2:
             continue  # beside the line above rather than under it
@@ -292,15 +399,35 @@ def _cell_below(
         ]
         if overlaps:
             _, start, end = max(overlaps)
-            return line, start, end
+            if _WORD.search(line.text[start:end]):
+                return line, start, end
+            bottom = line.bottom
     return None
 
 
-def _cell_value(label: Label, line: Line, start: int, end: int, find: Finder[T]) -> Found[T] | None:
-    """The value a cell starts with ("24.99%(v)(d)" starts with a rate)."""
+def _cell_value(
+    label: Label, line: Line, start: int, end: int, find: Finder[T], lead: Finder[Any] | None = None
+) -> Found[T] | None:
+    """The value a cell starts with ("24.99%(v)(d)" starts with a rate), or that follows what
+    ``lead`` finds at its start."""
     text = line.text[start:end]
+    first = next(iter(find(text)), None)
+    if first is not None and not _WORD.search(text[: first[0]]):
+        return Found(label, line, start + first[0], start + first[1], first[2])
+    skipped = 0
+    for lead_start, lead_end, _ in lead(text) if lead else ():
+        if _WORD.search(text[skipped:lead_start]):
+            break
+        skipped = lead_end
+    if skipped and not _WORD.search(text[skipped:]):
+        # Only the date in this cell: the value is in the line's next one.
+        following = next(((s, e) for s, e in line.cells if s >= end), None)
+        if following is None:
+            return None
+        start, end = following
+        text, skipped = line.text[start:end], 0
     for value_start, value_end, value in find(text):
-        if _WORD.search(text[:value_start]):
+        if value_start < skipped or _WORD.search(text[skipped:value_start]):
             return None
         return Found(label, line, start + value_start, start + value_end, value)
     return None
@@ -362,6 +489,29 @@ def find_money(text: str) -> Iterator[tuple[int, int, Money]]:
         )
         start = match.start() if match["open"] is None or match["close"] else match.start() + 1
         yield start, match.end(), Money(-amount if negative else amount, currency)
+
+
+# An amount with a character OCR or print got wrong ("4O.00", "1,2l5.50"): digits, letters that
+# stand for them, separators, and two places after the last separator.
+_MISREAD_AMOUNT = re.compile(r"[-(]?\D{0,3}?(?=\S*\d)[\dOoIlSB][\dOoIlSB,.']*[.,][\dOoIlSB]{2}\)?")
+
+
+def amount_at_end(line: str) -> Money | None:
+    """The amount a printed line ends in ("… 143.00", "… 12.50 CR"), None when it ends in
+    something else."""
+    amounts = list(find_money(line))
+    if not amounts or line[amounts[-1][1] :].strip(" CRDcrd"):
+        return None
+    return amounts[-1][2]
+
+
+def misread_amount_at_end(line: str) -> str | None:
+    """What a line prints at its end where an amount stands but cannot be read ("4O.00"), as
+    printed; None when its end is no amount or reads as one."""
+    if amount_at_end(line) is not None:
+        return None
+    last = line.split()[-1] if line.split() else ""
+    return last if _MISREAD_AMOUNT.fullmatch(last) else None
 
 
 def find_percents(text: str) -> Iterator[tuple[int, int, Decimal]]:
@@ -479,7 +629,15 @@ class PdfFact:
 
 
 def read_facts(pages: list[PageText], currency: str | None) -> list[PdfFact]:
-    """Every figure the statement states, once each, in reading order.
+    """Every figure the statement states, once each, in reading order (the first of
+    ``fact_candidates``)."""
+    return [found[0] for found in fact_candidates(pages, currency).values()]
+
+
+def fact_candidates(pages: list[PageText], currency: str | None) -> dict[str, list[PdfFact]]:
+    """Every figure the statement states, each with every value printed for it, in reading
+    order; the first is the statement's own unless its rows tell otherwise (a balance misread
+    by OCR in one place and read right in another).
 
     A label can be printed several times: in the summary, in a "balancing your checkbook"
     worksheet with blanks to fill, in the terms ("if you pay only the minimum payment ...").
@@ -496,13 +654,21 @@ def read_facts(pages: list[PageText], currency: str | None) -> list[PdfFact]:
     dates = DateReader.for_lines(chain(*all_lines[:FIRST_PAGES]), currency)
     finders: dict[str, Finder[Any]] = {"due_date": dates.find, "apr": find_percents}
     money = money_finder(dates)
-    facts: dict[str, PdfFact] = {}
+    facts: dict[str, list[PdfFact]] = {}
     totals: dict[str, PdfFact] = {}
     for lines in all_lines:
-        for line in lines:
-            totals = _column_totals(line, lines, money) or totals
+        joined = list(_continued_labels(lines))
+        # A summary table's header names figures side by side; the row under it is the
+        # account's (a total row may follow).
+        headers = {line.order: line.bottom for line in lines if _figure_labels(line) > 1}
+        for lower in joined:
+            if lower.order - 1 in headers:
+                headers[lower.order - 1] = max(headers[lower.order - 1], lower.bottom)
+        for line in [*lines, *joined]:
+            if line.order < len(lines) and line is lines[line.order]:
+                totals = _column_totals(line, lines, money) or totals
             for label, region_end in label_regions(line):
-                if label.kind != "facts" or label.name in facts:
+                if label.kind != "facts":
                     continue
                 if not line.starts_cell(label.start):
                     continue  # a sentence that mentions the label
@@ -510,11 +676,65 @@ def read_facts(pages: list[PageText], currency: str | None) -> list[PdfFact]:
                     continue
                 find = finders.get(label.name, money)
                 found = value_beside(label, region_end, find, FILLER_WORDS, one_cell=False)
+                if found and not _dated_enough(label, found, dates):
+                    found = None  # "Closing balance at" + a figure from another column
                 # Rates under an APR title list purchases first, the rate people ask for.
-                found = found or value_below(label, lines, find, label.name == "apr")
+                header = headers.get(line.order - line.joined)
+                found = found or value_below(
+                    label,
+                    lines,
+                    find,
+                    label.name == "apr" or header is not None,
+                    lead=dates.find,
+                    header_bottom=header,
+                )
                 if found is not None:
-                    facts[label.name] = _fact(found)
-    return list(facts.values()) + [f for name, f in totals.items() if name not in facts]
+                    facts.setdefault(label.name, []).append(_fact(found))
+    for name, fact in totals.items():
+        facts.setdefault(name, []).append(fact)
+    dated = [
+        found for lines in all_lines for line in lines if (found := _dated(line, dates, money))
+    ]
+    if len({day for day, _ in dated}) > 1:
+        # After the balances a label names: "Opening balance" says more than a date does.
+        first, last = (pick(dated, key=lambda found: found[0])[1] for pick in (min, max))
+        for name, fact in (("opening_balance", first), ("closing_balance", last)):
+            facts.setdefault(name, []).append(replace(fact, name=name))
+    return facts
+
+
+def _dated(line: Line, dates: DateReader, money: Finder[Money]) -> tuple[date, PdfFact] | None:
+    """A balance a line dates ("Balance at 1 March 2024 £1,000.00"): the day and the figure."""
+    label = _DATED_BALANCE.match(line.folded)
+    if label is None or not line.starts_cell(0):
+        return None
+    found_dates = list(dates.find(line.text[label.end() :]))
+    if not found_dates:
+        return None
+    _, after, day = found_dates[0]
+    rest = line.text[label.end() + after :]
+    amounts = list(money(rest))
+    if len(amounts) != 1 or _LETTER.search(rest[: amounts[0][0]]):
+        return None
+    start, end, value = amounts[0]
+    offset = label.end() + after
+    box = union(line.box(0, label.end()), line.box(offset + start, offset + end))
+    return day, PdfFact("balance", value.amount, None, line.page, box, line.text[:offset].strip())
+
+
+def _figure_labels(line: Line) -> int:
+    return sum(1 for label in labels_on(line) if label.kind == "facts")
+
+
+def _dated_enough(label: Label, found: Found[Any], dates: DateReader) -> bool:
+    """A label that goes on with a date ("Balance at", "as of") has its value after the date:
+    a figure beside it with no date between is another column's."""
+    if found.line is not label.line:
+        return True
+    between = label.line.folded[label.end : found.start]
+    if not _DATED_BY.match(between):
+        return True
+    return any(True for _ in dates.find(label.line.text[label.end : found.start]))
 
 
 def _column_totals(line: Line, lines: list[Line], find: Finder[Money]) -> dict[str, PdfFact]:
@@ -554,26 +774,3 @@ def _fact(found: Found[Any]) -> PdfFact:
     else:  # a percentage
         amount, day = value, None
     return PdfFact(found.label.name, amount, day, found.line.page, found.box, found.label.printed)
-
-
-def cross_check(facts: list[PdfFact], rows_total_in: Decimal, rows_total_out: Decimal) -> list[str]:
-    """Where the money in or out a statement states differs from what its rows add up to.
-
-    ``rows_total_in`` sums the rows that put money in, ``rows_total_out`` those that took it out;
-    statements print money out with or without a minus, so sizes are compared.
-    """
-    messages = []
-    stated = {f.name: f for f in facts}
-    for name, total, what in (
-        ("money_in", rows_total_in, "money in"),
-        ("money_out", rows_total_out, "money out"),
-    ):
-        fact = stated.get(name)
-        if fact is None or fact.amount is None or abs(fact.amount) == abs(total):
-            continue
-        messages.append(
-            f'page {fact.page} states {what} of {abs(fact.amount):,.2f} ("{fact.label}"), '
-            f"but the transactions add up to {abs(total):,.2f} "
-            f"({abs(abs(fact.amount) - abs(total)):,.2f} apart)"
-        )
-    return messages

@@ -1,6 +1,7 @@
 """What a statement PDF says about itself on its first pages: bank, account, period, currency and
-whether it is a credit-card statement, in any layout. A field is None when the pages do not say;
-nothing is guessed from the file's name or filled with a default.
+whether it is a credit-card or loan statement, in any layout. A field is None when the pages do
+not say; nothing is guessed from the file's name or filled with a default. The account's name
+is the product the statement prints ("Everyday Checking"), never its holder's name.
 
 Labels, bank names, currencies and card words are data (``statement_labels.toml``); the reading
 of lines, labels and dates is shared with ``facts``.
@@ -31,10 +32,13 @@ from elastic.ingest.pdf.facts import (
     is_form,
     label_regions,
     labels_on,
+    make_line,
     page_lines,
     phrase_pattern,
+    value_across,
     value_below,
     value_beside,
+    with_cell_below,
 )
 from elastic.ingest.pdf.page_words import PageText
 
@@ -49,13 +53,17 @@ class StatementMetadata:
     """What the statement says about itself; None where it does not say."""
 
     bank_name: str | None = None  # a known bank's name, else the name as printed
-    account_name: str | None = None
+    account_name: str | None = None  # the product: "Platinum Member Credit Card"
     account_no: str | None = None  # as printed, masks included ("XXXX XXXX XXXX 1234")
     sort_code: str | None = None  # UK sort code or Australian BSB, as printed
     iban: str | None = None  # without spaces
     period: tuple[date, date] | None = None
     currency: str | None = None  # ISO 4217
     is_card: bool = False
+    is_loan: bool = False  # a loan or mortgage: its balance is what the holder owes
+    holder: str | None = None  # the account holder's name, as printed; never the account's
+    # The day it was made ("Statement date"), for a statement that prints no period.
+    statement_date: date | None = None
 
 
 def read_metadata(pages: list[PageText]) -> StatementMetadata:
@@ -63,18 +71,31 @@ def read_metadata(pages: list[PageText]) -> StatementMetadata:
     first = [page_lines(page) for page in pages[:FIRST_PAGES]]
     lines = list(chain(*first))
     bank, country = _bank(pages[0], first[0]) if pages else (None, None)
+    country = _domain_country(lines) or country
     currency = _currency(first, country)
     dates = DateReader.for_lines(lines, currency)
     labelled = _labelled(first, _finders(dates))
+    named = _value(labelled, "account_name")
+    printed = _product_line(first[0] if first else [])
+    if printed and "account_name" in labelled and labelled["account_name"].line.page > 1:
+        named = None  # a product printed on the first page says more than a name labelled later
+    product = _value(labelled, "product") or (named if named and _is_product(named) else None)
+    holder = _value(labelled, "holder") or (named if named and not product else None)
+    period = (
+        _period_range(lines, dates) or _yearless_range(lines, dates) or _labelled_period(labelled)
+    )
     return StatementMetadata(
         bank_name=bank,
-        account_name=_value(labelled, "account_name"),
+        account_name=_readable(product or printed),
+        holder=holder,
+        statement_date=None if period else _value(labelled, "period_end"),
         account_no=_value(labelled, "account_no"),
         sort_code=_value(labelled, "sort_code"),
         iban=_value(labelled, "iban") or _iban_after_word(first),
-        period=_period_range(lines, dates) or _labelled_period(labelled),
+        period=period,
         currency=currency,
         is_card=any(_CARD.search(line.folded) for line in lines),
+        is_loan=any(_LOAN.search(line.folded) for line in lines),
     )
 
 
@@ -140,10 +161,26 @@ def _codes(text: str) -> Iterator[tuple[int, int, str]]:
             yield match.start(), match.end(), match[0]
 
 
+def _cell_text(text: str) -> Iterator[tuple[int, int, str]]:
+    """The text of a cell that names something (a product): letters, no amount."""
+    stripped = text.strip(" :#-–|")
+    if _NAME_WORD_RE.search(stripped) and not any(True for _ in find_money(stripped)):
+        start = text.index(stripped)
+        yield start, start + len(stripped), stripped
+
+
+_NAME_WORD_RE = re.compile(_NAME_WORD)
+
+
+_NAMED = frozenset({"account_name", "holder", "product"})  # fields whose values are text
+
+
 def _finders(dates: DateReader) -> dict[str, Finder[Any]]:
     return {
         "account_no": _account_numbers,
-        "account_name": _names,
+        "account_name": _cell_text,
+        "holder": _names,
+        "product": _cell_text,
         "sort_code": _sort_codes,
         "iban": _ibans,
         "currency": _codes,
@@ -165,8 +202,12 @@ def _labelled(first: list[list[Line]], finders: dict[str, Finder[Any]]) -> dict[
                     continue
                 if is_form(label, region_end):
                     continue
+                if label.name in _NAMED and not line.starts_cell(label.start):
+                    continue  # "the product disclosure statement": a sentence, not a label
                 value = value_beside(label, region_end, find, 0, one_cell=True)
-                value = value or value_below(label, lines, find)
+                # A product column ("Product" over its rows) names the first row's product.
+                value = value or value_below(label, lines, find, label.name == "product")
+                value = value or value_across(label, lines, find)
                 if value is not None:
                     found[label.name] = value
     return found
@@ -191,6 +232,92 @@ def _value(labelled: dict[str, Found[Any]], name: str) -> Any:
     return found.value if found else None
 
 
+# --- product -------------------------------------------------------------------------------------
+
+_PRODUCT = DATA["product"]
+
+
+def _is_product(text: str) -> bool:
+    """Whether a name holds a product's word ("Everyday Checking", not "JOHN CITIZEN")."""
+    return bool(_PRODUCT_WORD.search(fold(text)))
+
+
+_PRODUCT_WORD = phrase_pattern(_PRODUCT["words"])
+_PRODUCT_END = re.compile(_PRODUCT_WORD.pattern + r"\W*$")
+_GENERIC = frozenset(fold(word) for word in _PRODUCT["generic"])
+_NOT_PRODUCT = phrase_pattern(_PRODUCT["not_product"])
+_IGNORE = re.compile(
+    r"(?<!\w)(?:" + "|".join(map(re.escape, map(fold, _PRODUCT["ignore"]))) + r")(?!\w)"
+)
+_NUMBERS = re.compile(r"[\w*•]*\d[\w*•-]*|(?<!\w)[Xx*•]{3,}(?!\w)|[®™©■•]")
+MAX_PRODUCT_WORDS = 6
+
+
+def _product_line(lines: list[Line]) -> str | None:
+    """The first short cell of the first page that names a product ("Platinum Member Credit
+    Card ending in 1999" is the Platinum Member Credit Card): it ends in a product's word once
+    the statement's own words and account numbers are taken out, holds no amount, date, label
+    ("Card: 8888") or sentence, and says more than "Account"."""
+    for line in lines:
+        labels = labels_on(line)
+        for start, end in line.cells:
+            text = line.text[start:end]
+            inside = [label for label in labels if start <= label.start < end]
+            if any("ending" not in fold(label.printed) for label in inside):
+                continue  # "Card ending in 1999" may follow the product's name; no other label
+            if ":" in text or any(True for _ in find_money(text)):
+                continue  # "GSTIN of SBI Card : 06A59K1V" labels a value
+            folded = _IGNORE.sub(" ", fold(_NUMBERS.sub(" ", text)))
+            words = [word for word in folded.split() if _NAME_WORD_RE.search(word)]
+            while words and words[0] in _JOINERS:  # "Statement of account": "of account"
+                words = words[1:]
+            if not 1 <= len(words) <= MAX_PRODUCT_WORDS or " ".join(words) in _GENERIC:
+                continue
+            cleaned = " ".join(words)
+            if _NOT_PRODUCT.search(cleaned) or not _PRODUCT_END.search(cleaned):
+                continue
+            return _printed_words(text, len(words))
+    return None
+
+
+def _printed_words(text: str, count: int) -> str:
+    """The first ``count`` words of a line as printed, without numbers, marks or the
+    statement's own words."""
+    kept = [
+        word
+        for word in _NUMBERS.sub(" ", text).split()
+        if not _IGNORE.fullmatch(fold(word)) and _NAME_WORD_RE.search(word)
+    ]
+    return " ".join(kept[:count]).strip(" ,:;|-–")
+
+
+def _readable(name: str | None) -> str | None:
+    """A name as people write it: "CHECKING" is "Checking"; a name in mixed case stays."""
+    if not name:
+        return None
+    return name.title() if name.isupper() else name
+
+
+# --- country -------------------------------------------------------------------------------------
+
+_DOMAIN = re.compile(r"(?<![\w@])(?:[a-z0-9-]+\.)+([a-z]{2})(?![\w.])", re.I)
+_COUNTRY_CURRENCY: dict[str, str] = DATA["country"]["currency"]
+_DOMAIN_COUNTRY: dict[str, str] = DATA["country"]["domains"]
+
+
+def _domain_country(lines: Iterable[Line]) -> str | None:
+    """The country of the web addresses a statement prints most ("anz.co.nz" is NZ), among the
+    countries whose currency the data knows."""
+    seen: Counter[str] = Counter()
+    for line in lines:
+        for match in _DOMAIN.finditer(line.text):
+            code = match[1].lower()
+            country = _DOMAIN_COUNTRY.get(code, code.upper())
+            if country in _COUNTRY_CURRENCY:
+                seen[country] += 1
+    return seen.most_common(1)[0][0] if seen else None
+
+
 # --- period --------------------------------------------------------------------------------------
 
 _CONNECTORS = frozenset(fold(c) for c in DATA["period"]["connectors"])
@@ -204,6 +331,68 @@ def _period_range(lines: list[Line], dates: DateReader) -> tuple[date, date] | N
             if first <= last and line.folded[end:start].strip() in _CONNECTORS:
                 return first, last
     return None
+
+
+# A range whose days share one month and year ("March 1 - 31, 2024").
+_DAY_SPAN = re.compile(
+    r"(?P<month>[^\W\d_]{3,}\.?)\s+(?P<first>\d{1,2})\s*[-–]\s*(?P<last>\d{1,2}),?\s+(?P<year>\d{4})"
+)
+_DAY = re.compile(r"(\d{1,2})(?:st|nd|rd|th|er|\.)?")
+MAX_PERIOD_DAYS = 400
+MIN_DAY_SPAN = 6  # a period written as two days of one month covers a week at least
+
+
+def _yearless_range(lines: list[Line], dates: DateReader) -> tuple[date, date] | None:
+    """A range whose first date leaves out what the last one says: its year ("1 March to 31
+    March 2024", "From 1 Mar to 31 Mar 2024", "15 December to 14 January 2024", the year
+    before), its month too ("1 - 31 March 2024"), or both days share a month ("March 1 - 31,
+    2024")."""
+    for line in lines:
+        for match in _DAY_SPAN.finditer(line.text):
+            month, year = match["month"], match["year"]
+            first = _one_date(dates, f"{month} {match['first']}, {year}")
+            last = _one_date(dates, f"{month} {match['last']}, {year}")
+            if first and last and first <= last:
+                return first, last
+        for start, _, last in dates.find(line.text):
+            first = _date_before(line, start, last, dates)
+            if first is not None:
+                return first, last
+    return None
+
+
+def _date_before(line: Line, start: int, last: date, dates: DateReader) -> date | None:
+    """The date a connector joins to ``last`` on its left, read with what ``last`` says."""
+    words = line.text[:start].split()
+    connector = next(
+        (n for n in (3, 2, 1) if len(words) > n and fold(" ".join(words[-n:])) in _CONNECTORS),
+        None,
+    )
+    if connector is None:
+        return None
+    before = words[:-connector]
+    first = None
+    if before and (day := _DAY.fullmatch(before[-1])):
+        try:
+            first = last.replace(day=int(day[1]))
+        except ValueError:
+            return None
+        if (last - first).days < MIN_DAY_SPAN:  # "Page 1 to 3 March 2024" is no period
+            return None
+    for size in (2, 3):  # "1 March", "March 1", "1st of March"
+        if first is None and len(before) >= size:
+            first = _one_date(dates, f"{' '.join(before[-size:])} {last.year}")
+    if first is not None and first > last:
+        first = first.replace(year=first.year - 1) if (first.month, first.day) != (2, 29) else None
+    if first is None or (last - first).days > MAX_PERIOD_DAYS:
+        return None
+    return first
+
+
+def _one_date(dates: DateReader, text: str) -> date | None:
+    """``text`` read as one date and nothing else."""
+    found = list(dates.find(text))
+    return found[0][2] if len(found) == 1 and found[0][:2] == (0, len(text)) else None
 
 
 def _labelled_period(labelled: dict[str, Found[Any]]) -> tuple[date, date] | None:
@@ -235,6 +424,7 @@ def _bank_patterns() -> tuple[dict[str, tuple[str, str | None]], re.Pattern[str]
 _BANKS, _BANK_WORDS, _BANK_CAPITALS = _bank_patterns()
 _NOT_A_NAME = phrase_pattern(DATA["first_line"]["not_a_name"])
 _CARD = phrase_pattern(DATA["card"]["phrases"])
+_LOAN = phrase_pattern(DATA["loan"]["phrases"])
 
 
 def _phrases(phrases: Iterable[str]) -> list[tuple[str, ...]]:
@@ -256,12 +446,16 @@ def _bank(page: PageText, lines: list[Line]) -> tuple[str | None, str | None]:
     """The bank and its country.
 
     A name printed on the first page's first lines that a banking word ends or starts
-    ("Harbour & Crane Bank", "Nordlicht Sparkasse") is the bank's, unless it is a known bank's
-    name with banking words only ("DBS Bank Ltd" is DBS). Otherwise a known bank named on the
-    first page (in its header or footer first, where the name stands rather than in a
-    transaction), else the first line when it reads as a name (no digits, no address, title or
-    label)."""
-    named = next((name for line in lines[:NAME_LINES] if (name := _printed_bank(line))), None)
+    ("Harbour & Crane Bank", "Nordlicht Sparkasse") is the bank's, also over two lines as a
+    logo prints it ("ANYCOMPANY" over "BANK"), unless it is a known bank's name with banking
+    words only ("DBS Bank Ltd" is DBS). Otherwise a known bank named on the first page (in its
+    header or footer first, where the name stands rather than in a transaction), else the first
+    line when it reads as a name (no digits, no address, title or label)."""
+    first = lines[:NAME_LINES]
+    named = next((name for line in first if (name := _printed_bank(line))), None)
+    named = named or next(
+        (name for line in _stacked_cells(lines, first) if (name := _printed_bank(line))), None
+    )
     if named:
         known = _known_in(named)
         if known is None:
@@ -278,6 +472,15 @@ def _bank(page: PageText, lines: list[Line]) -> tuple[str | None, str | None]:
     if lines and _looks_like_name(lines[0]):
         return lines[0].text.strip(), None
     return None, None
+
+
+def _stacked_cells(lines: list[Line], first: list[Line]) -> Iterator[Line]:
+    """Each cell of the ``first`` lines read with the cell right under it, as one line."""
+    for line in first:
+        for start, end in line.cells:
+            stacked = with_cell_below(lines, line, start, end)
+            if stacked is not None:
+                yield make_line(line.page, line.order, stacked[1])
 
 
 def _known_in(name: str) -> tuple[tuple[str, str | None], list[str]] | None:
@@ -367,7 +570,9 @@ def _looks_like_name(line: Line) -> bool:
 
 def _currency(first: list[list[Line]], country: str | None) -> str | None:
     """A labelled currency ("Währung: EUR"), else the currency printed most often beside the
-    amounts of the first pages. A bare "$" is the dollar of the bank's country, else USD."""
+    amounts of the first pages, else the currency of the country (of the statement's web
+    addresses or its bank) when it prints none. A bare "$" is the dollar of that country, else
+    USD."""
     labelled = _labelled(first, {"currency": _codes})
     if "currency" in labelled:
         return str(labelled["currency"].value)
@@ -378,4 +583,6 @@ def _currency(first: list[list[Line]], country: str | None) -> str | None:
         for _, _, money in find_money(line.text):
             if money.currency:
                 seen[symbols.get(money.currency, money.currency)] += 1
-    return seen.most_common(1)[0][0] if seen else None
+    if seen:
+        return seen.most_common(1)[0][0]
+    return _COUNTRY_CURRENCY.get(country) if country else None

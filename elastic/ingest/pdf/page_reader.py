@@ -58,6 +58,7 @@ MAX_SKEW_DEGREES = 2.0
 SKEW_STEP_DEGREES = 0.01
 MIN_SKEW_DEGREES = 0.05
 SKEW_TOLERANCE = 1.0  # points: word centres this close share a line at the right angle
+_RULES = "|¦│┃"  # what OCR makes of a table's vertical ruled lines
 MIN_SKEW_WORDS = 20
 
 
@@ -410,7 +411,8 @@ def _ocr_words(image: Image.Image, scale: float, tesseract: str) -> list[Word]:
     width, height = image.width / scale, image.height / scale
     words: list[Word] = []
     for row in rows:
-        text = (row.get("text") or "").strip()
+        # A table's ruled lines come out as bars of their own or stuck to a word ("5,500.00|").
+        text = (row.get("text") or "").strip().strip(_RULES)
         if row.get("level") != "5" or not text or float(row.get("conf") or -1) < 0:
             continue
         left, top = int(row["left"]) / scale, int(row["top"]) / scale
