@@ -80,6 +80,10 @@ def metric(rows: pd.DataFrame, which: Metric) -> Decimal | None:
         return (Decimal(sum(values)) / 100).quantize(CENT)
     if which is Metric.avg:
         return (Decimal(sum(values)) / len(values) / 100).quantize(CENT, ROUND_HALF_UP)
+    if which is Metric.median:
+        # pandas' median of the directed cents, rounded half up to a cent
+        middle = Decimal(str(rows["directed"].astype("int64").median()))
+        return (middle / 100).quantize(CENT, ROUND_HALF_UP)
     chosen = min(values) if which is Metric.min else max(values)
     return (Decimal(chosen) / 100).quantize(CENT)
 

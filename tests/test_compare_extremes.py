@@ -83,7 +83,8 @@ def plans() -> list[IntentPlan]:
     """Comparisons by period, merchant, category and account with every metric; averages
     per every interval; smallest and largest in every direction; top groups."""
     found = []
-    for (shared, sides), metric in product(SIDES, Metric):
+    figures = [metric for metric in Metric if metric is not Metric.distinct]  # needs groups
+    for (shared, sides), metric in product(SIDES, figures):
         found.append(IntentPlan(intent=Intent.aggregate, metric=metric, compare=sides, **shared))
     found.append(
         IntentPlan(
