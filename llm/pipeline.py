@@ -21,7 +21,7 @@ from elastic.statement_store import StatementStore
 from llm.answering.answer import Answer, Citation
 from llm.answering.composer import compose_answer
 from llm.embeddings import EMBEDDING_FAILURES, Embedder
-from llm.executor import execute
+from llm.executor import account_for, execute
 from llm.understanding.language import question_language
 
 log = logging.getLogger(__name__)
@@ -314,9 +314,12 @@ class ChatPipeline:
         with timer.stage("search"):
             vector = self._query_vector(plan) if plan.intent is Intent.text_qa else None
             result = execute(self.backend, user_id, plan, vector)
+            basis = account_for(self.backend, user_id, plan, result)
         with timer.stage("compose"):
             language = question_language(question)
-            answer = compose_answer(plan, result, self.embedder.embed, routed, language)
+            answer = compose_answer(
+                plan, result, self.embedder.embed, routed, language, basis=basis
+            )
             if rewrite and self.composer is not None and result is not None:
                 answer = self.composer.compose(question, answer)
         answer.timings_ms = timer.timings

@@ -180,6 +180,22 @@ class Wording:
     def group_word(self, group: str | None) -> str:
         return self.text(f"group.{group or 'group'}")
 
+    def group_plural(self, group: str) -> str:
+        """What groups of a kind are called, counted: ``merchants``, ``categories``."""
+        key = f"group_plural.{group}"
+        return self.text(key) if self.has(key) else self.group_word(group)
+
+    def group_key(self, group: str | None, key: str) -> str:
+        """A group's key as answers name it: days of the week and weekday or weekend in the
+        language; names from the data as they are."""
+        worded = f"group_key.{key}"
+        return self.text(worded) if group in ("weekday", "weekend") and self.has(worded) else key
+
+    def cadence(self, interval: Interval, every: int = 1) -> str:
+        """How often a recurring charge comes: ``monthly``, ``every two weeks``."""
+        key = f"cadence.{interval.value}" + (f"_{every}" if every > 1 else "")
+        return self.text(key) if self.has(key) else self.text(f"cadence.{interval.value}")
+
     def fact_label(self, name: str) -> str:
         key = f"fact.{name}"
         return self.text(key) if self.has(key) else name.replace("_", " ")
