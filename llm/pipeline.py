@@ -16,7 +16,13 @@ from pydantic import ValidationError
 from elastic.backend import SearchBackend
 from elastic.ingest.landing import Forgotten, forget
 from elastic.model.plan import Direction, Intent, IntentPlan, Message, Metric
-from elastic.model.results import ListingResult, StatementHit, StatementInfo, Vocabulary
+from elastic.model.results import (
+    ListingResult,
+    RecurringResult,
+    StatementHit,
+    StatementInfo,
+    Vocabulary,
+)
 from elastic.statement_store import StatementStore
 from llm.answering.answer import Answer, Citation
 from llm.answering.composer import compose_answer
@@ -281,6 +287,10 @@ class ChatPipeline:
 
     def source_files(self, user_id: str) -> list[str]:
         return self.backend.source_files(user_id)
+
+    def recurring(self, user_id: str) -> RecurringResult:
+        """The user's recurring payments and subscriptions (the Sources page lists them)."""
+        return self.backend.recurring(user_id, IntentPlan(intent=Intent.listing, recurring=True))
 
     def forget(
         self, user_id: str, store: StatementStore, source_files: list[str] | None = None
