@@ -60,13 +60,22 @@ def _asks(r: Reading, body: str) -> bool:
         or r.is_listing
         or r.interval
         or r.group_by
+        or _kind(r)
     )
+
+
+def _kind(r: Reading) -> bool:
+    """A kind of question beyond totals says what it asks and what it measures: "did anything
+    charge me twice?", "list my recurring payments", "my savings rate"."""
+    return bool(r.anomaly or r.recurring or r.first_or_last or r.share_of or r.peak or r.balance)
 
 
 def _measured(r: Reading) -> bool:
     """Whether the question says what is measured: money in or out, rows, a name of the user's
     data, a kind of row, a statement figure."""
-    return bool(r.direction or r.has(p.ROW_NOUN) or r.is_text_qa or _named(r) or r.unknown_name)
+    return bool(
+        r.direction or r.has(p.ROW_NOUN) or r.is_text_qa or _named(r) or r.unknown_name or _kind(r)
+    )
 
 
 def _about(r: Reading) -> bool:
