@@ -339,6 +339,21 @@ class Wording:
         return " · ".join(part for part in (names, period) if part)
 
 
+def plan_kind(plan: IntentPlan) -> str:
+    """What a plan asks for, as the chat's "Understood as" names it (``chrome.kind_<kind>``):
+    a kind beyond totals, a comparison, else its intent."""
+    kinds = (
+        ("share", plan.share_of),
+        ("peak", plan.peak),
+        ("changes", plan.changes),
+        ("balance", plan.balance),
+        ("recurring", plan.recurring),
+        ("anomaly", plan.anomaly),
+        ("compare", plan.compare),
+    )
+    return next((kind for kind, asked in kinds if asked), plan.intent.value)
+
+
 @cache
 def wording(code: str = ENGLISH) -> Wording:
     """The wording of language ``code`` ("en", "ar", "de"); English for a language without
