@@ -601,23 +601,9 @@ class _Simulation:
 def _charges_to_check(first: date) -> list[_Event]:
     """The double charge and the unusually high charge, on the card, with fixed amounts: no
     draw of the simulation changes, so every other row stays as it was."""
-    day, merchant, amount = DOUBLE_CHARGE
-    double = _Event(
-        first.replace(day=day),
-        CARD,
-        merchant.description,
-        -amount,
-        merchant.category,
-        merchant.name,
-    )
-    day, merchant, amount = HIGH_CHARGE
-    high = _Event(
-        first.replace(day=day),
-        CARD,
-        merchant.description,
-        -amount,
-        merchant.category,
-        merchant.name,
+    double, high = (
+        _Event(first.replace(day=day), CARD, m.description, -amount, m.category, m.name)
+        for day, m, amount in (DOUBLE_CHARGE, HIGH_CHARGE)
     )
     return [double, double, high]
 

@@ -65,11 +65,18 @@ def _groups_table(plan: IntentPlan, result: AggregateResult, key: str, w: Wordin
         if result.metric is Metric.count
         else money_column(value_label, result.currency)
     )
-    st.dataframe(frame, hide_index=True, column_config={value_label: value_column}, key=key)
+    _frame_with_csv(frame, {value_label: value_column}, key, "breakdown.csv", w)
+
+
+def _frame_with_csv(
+    frame: pd.DataFrame, config: dict[str, Any], key: str, file_name: str, w: Wording
+) -> None:
+    """A sortable table and a CSV download of exactly its rows."""
+    st.dataframe(frame, hide_index=True, column_config=config, key=key)
     st.download_button(
         w.text("chart.download"),
         data=csv_bytes(frame),
-        file_name="breakdown.csv",
+        file_name=file_name,
         mime="text/csv",
         icon=":material/download:",
         key=f"{key}-csv",
@@ -184,16 +191,7 @@ def _recurring(plan: IntentPlan, result: RecurringResult, key: str, w: Wording) 
         amount: money_column(amount, currency),
         monthly: money_column(monthly, currency),
     }
-    st.dataframe(frame, hide_index=True, column_config=config, key=f"{key}-recurring")
-    st.download_button(
-        w.text("chart.download"),
-        data=csv_bytes(frame),
-        file_name="recurring.csv",
-        mime="text/csv",
-        icon=":material/download:",
-        key=f"{key}-recurring-csv",
-        on_click="ignore",
-    )
+    _frame_with_csv(frame, config, f"{key}-recurring", "recurring.csv", w)
 
 
 def _anomalies(plan: IntentPlan, result: AnomalyResult, key: str, w: Wording) -> None:

@@ -550,27 +550,14 @@ def compose_anomalies(plan: IntentPlan, result: AnomalyResult, n: int, w: Wordin
     if not sentences:
         text = w.text(f"anomaly.none_{kind}", scope=where, charges=charges, n=n)
         return [Prose(text)], [examined]
+    key = {"double": "anomaly.lead_double", "high": "anomaly.lead_high"}.get(kind, "anomaly.lead")
     lead = w.text(
-        "anomaly.lead",
+        key,
         doubles=w.plural(len(result.doubles), "double_charge"),
         high=w.plural(len(result.high), "high_charge"),
         scope=where,
         charges=charges,
     )
-    if kind == "double":
-        lead = w.text(
-            "anomaly.lead_double",
-            doubles=w.plural(len(result.doubles), "double_charge"),
-            scope=where,
-            charges=charges,
-        )
-    elif kind == "high":
-        lead = w.text(
-            "anomaly.lead_high",
-            high=w.plural(len(result.high), "high_charge"),
-            scope=where,
-            charges=charges,
-        )
     return [Prose(lead + " " + " ".join(sentences))], citations
 
 
