@@ -13,7 +13,12 @@ from elastic.model.plan import IntentPlan
 from elastic.model.records import StatementChunk, StatementFact, Transaction
 from elastic.model.results import (
     AggregateResult,
+    AnomalyResult,
+    BalanceResult,
+    Basis,
     ListingResult,
+    RecurringResult,
+    ShareResult,
     StatementHit,
     StatementInfo,
     TextQAResult,
@@ -145,6 +150,19 @@ class SearchBackend(Protocol):
 
     def statement_rows(self, user_id: str, plan: IntentPlan) -> dict[str, int]:
         """How many of the plan's rows each statement PDF gave, by its stored file name."""
+
+    def share(self, user_id: str, plan: IntentPlan) -> ShareResult:
+        """The plan's figure and the whole it is a share of, per currency."""
+
+    def balances(self, user_id: str, plan: IntentPlan) -> BalanceResult:
+        """Each account's end-of-day balances over the plan's period."""
+
+    def recurring(self, user_id: str, plan: IntentPlan) -> RecurringResult: ...
+
+    def anomalies(self, user_id: str, plan: IntentPlan) -> AnomalyResult: ...
+
+    def basis(self, user_id: str, plan: IntentPlan) -> Basis:
+        """What the plan's figure counts and what it leaves out, with counts."""
 
     def listing(self, user_id: str, plan: IntentPlan, after: str | None = None) -> ListingResult:
         """A page of rows; ``after`` is the ``next_after`` cursor of the previous page."""

@@ -18,6 +18,7 @@ from elastic.ingest.landing import Forgotten, forget
 from elastic.model.plan import Direction, Intent, IntentPlan, Message, Metric
 from elastic.model.results import (
     ListingResult,
+    RecurringResult,
     StatementHit,
     StatementInfo,
     TextQAResult,
@@ -28,7 +29,7 @@ from llm.answering.answer import Answer, Citation, Result
 from llm.answering.composer import compose_answer
 from llm.answering.wording import wording
 from llm.embeddings import EMBEDDING_FAILURES, Embedder
-from llm.executor import execute, stated_figure, statement_lines, statements_behind
+from llm.executor import account_for, execute, stated_figure, statement_lines, statements_behind
 from llm.understanding.language import question_language
 
 log = logging.getLogger(__name__)
@@ -289,6 +290,10 @@ class ChatPipeline:
     def source_files(self, user_id: str) -> list[str]:
         return self.backend.source_files(user_id)
 
+    def recurring(self, user_id: str) -> RecurringResult:
+        """The user's recurring payments and subscriptions (the Sources page lists them)."""
+        return self.backend.recurring(user_id, IntentPlan(intent=Intent.listing, recurring=True))
+
     def forget(
         self, user_id: str, store: StatementStore, source_files: list[str] | None = None
     ) -> Forgotten:
@@ -322,7 +327,7 @@ class ChatPipeline:
         with timer.stage("search"):
             plan = stated_figure(self.backend, user_id, question, plan)
             payee = None
-            if routed.intent is Intent.clarify and plan.intent is Intent.clarify:
+            if _unknown_name(routed) and plan.intent is Intent.clarify:
                 # A payee no transaction names may be printed on lines that did not land.
                 words = wording(language).words("payee.question_words")
                 payee = statement_lines(self.backend, user_id, question, words)
@@ -333,9 +338,10 @@ class ChatPipeline:
                 vector = self._query_vector(plan) if plan.intent is Intent.text_qa else None
                 result = execute(self.backend, user_id, plan, vector)
             behind = statements_behind(self.backend, user_id, plan) if result else []
+            basis = account_for(self.backend, user_id, plan, result)
         with timer.stage("compose"):
             answer = compose_answer(
-                plan, result, self.embedder.embed, routed, language, behind, payee
+                plan, result, self.embedder.embed, routed, language, behind, payee, basis
             )
             if rewrite and self.composer is not None and result is not None:
                 answer = self.composer.compose(question, answer)
@@ -370,3 +376,11 @@ class ChatPipeline:
             on_text(final.text)
         final.timings_ms = {**answer.timings_ms, "write": (time.perf_counter() - started) * 1000}
         return final
+
+
+def _unknown_name(routed: IntentPlan) -> bool:
+    """Whether the router asked back because the question names something the user's
+    transactions do not (never a question outside FinSync, nor one it could not place)."""
+    return routed.intent is Intent.clarify and bool(
+        routed.message and routed.message.key == "unknown_name"
+    )

@@ -13,6 +13,8 @@ from decimal import Decimal
 
 from elastic.masking import mask_account_numbers
 from elastic.model.plan import (
+    Anomaly,
+    Change,
     CompareSide,
     Direction,
     GroupBy,
@@ -20,6 +22,8 @@ from elastic.model.plan import (
     IntentPlan,
     Interval,
     Metric,
+    Peak,
+    ShareOf,
     SortOrder,
 )
 from elastic.model.results import Vocabulary
@@ -79,12 +83,39 @@ Fields:
 - metric: sum (default), avg, count ("how many", "how often"), min, max ("biggest single
   purchase", "smallest purchase at Starbucks", "my cheapest ride": intent aggregate, the one
   transaction, found for spend or income). Several rows by size ("my 3 largest purchases")
-  are a listing sorted by amount instead.
+  are a listing sorted by amount instead. median ("my median grocery bill"); distinct ("how
+  many different restaurants did I go to": group_by says what is counted, merchant here).
 - per: with metric avg, the interval a total is averaged over ("average per month", "my
   monthly average"): the total of the period divided by its months. Leave it null for the
   average transaction ("average purchase", "average grocery bill").
 - group_by: category, merchant, account or month for "by category", "which merchant ... most",
-  "at each grocery store" (with the category); top: how many groups for "top 5 merchants".
+  "at each grocery store" (with the category); weekday for "by day of the week", "which day
+  of the week"; weekend for "weekends vs weekdays"; top: how many groups for "top 5
+  merchants".
+- share_of: a figure as a percent of a whole, intent aggregate, metric sum. total: of the same
+  figure without its categories or merchants ("what % of my spending went to dining":
+  categories Dining, share_of total); income: of income ("what % of my income goes to rent":
+  direction out, categories for rent, share_of income). The savings rate ("my savings rate",
+  "how much of my income did I keep, in percent") is direction net, share_of income.
+- peak: intent trend, highest or lowest, with interval the unit asked ("which month did I
+  spend the most": interval month, peak highest; "my cheapest quarter for groceries").
+- change: the groups that grew or shrank most between two periods ("which categories grew
+  most from 2024 to 2025"): intent aggregate, group_by category or merchant, compare with
+  the two periods as sides, change grew, shrank, or null for the biggest changes either way.
+- balance: account balances built from the balances files state and the rows between them,
+  never a sum of amounts: "what was my balance on 3 March" is aggregate with date_from and
+  date_to that day; "my lowest balance in 2024" metric min (max for highest); "chart my
+  balance" or "my balance each month" intent trend. A balance a statement states (opening,
+  closing, available, due) stays text_qa with facts.
+- recurring: recurring payments and subscriptions (a merchant charging at a regular cadence):
+  "list my recurring payments", "what subscriptions do I have" are a listing; "how much do I
+  pay per month in subscriptions" an aggregate (with the Subscriptions category when the
+  user has one).
+- anomaly: charges worth a second look, intent listing: double ("did anything charge me
+  twice?", "duplicate charges"), high ("charges far above usual", "more than Uber usually
+  charges"), any ("anything unusual or suspicious?").
+- The first or last payment ("when did I first pay my gym?", "when did I last pay rent?") is
+  a listing sorted oldest (first) or newest (last) with limit 1.
 - compare: for comparisons ("Q1 or Q2", "2024 vs 2025", "Amazon versus Target", "more in June
   than May", "card A vs card B", "dining compared with groceries", "difference between X and
   Y"), intent aggregate with one side per compared thing (2 to 6). Each side holds only what
@@ -381,6 +412,87 @@ ROUTER_EXAMPLES: list[tuple[str, IntentPlan, IntentPlan | None]] = [
         None,
     ),
     (
+        "What % of my spending went to dining in 2023?",
+        IntentPlan(
+            intent=Intent.aggregate,
+            date_from=date(2023, 1, 1),
+            date_to=date(2023, 12, 31),
+            categories=["Dining"],
+            share_of=ShareOf.total,
+        ),
+        None,
+    ),
+    (
+        "Quel est mon taux d'épargne cette année ?",
+        IntentPlan(
+            intent=Intent.aggregate,
+            date_from=date(2024, 1, 1),
+            date_to=EXAMPLE_AS_OF,
+            direction=Direction.net,
+            share_of=ShareOf.income,
+        ),
+        None,
+    ),
+    (
+        "In which quarter were my grocery bills highest?",
+        IntentPlan(
+            intent=Intent.trend,
+            categories=["Groceries"],
+            interval=Interval.quarter,
+            peak=Peak.highest,
+        ),
+        None,
+    ),
+    (
+        "Which merchants grew most from Q1 to Q2?",
+        IntentPlan(
+            intent=Intent.aggregate,
+            group_by=GroupBy.merchant,
+            change=Change.grew,
+            compare=[
+                CompareSide(date_from=date(2024, 1, 1), date_to=date(2024, 3, 31)),
+                CompareSide(date_from=date(2024, 4, 1), date_to=date(2024, 6, 30)),
+            ],
+        ),
+        None,
+    ),
+    (
+        "Do I spend more on weekends or weekdays?",
+        IntentPlan(intent=Intent.aggregate, group_by=GroupBy.weekend),
+        None,
+    ),
+    (
+        "What was my checking balance on March 3?",
+        IntentPlan(
+            intent=Intent.aggregate,
+            balance=True,
+            accounts=["Everyday Checking"],
+            date_from=date(2024, 3, 3),
+            date_to=date(2024, 3, 3),
+        ),
+        None,
+    ),
+    (
+        "¿Cuánto pago al mes en suscripciones?",
+        IntentPlan(intent=Intent.aggregate, recurring=True, categories=["Subscriptions"]),
+        None,
+    ),
+    (
+        "Did anything charge me twice last month?",
+        IntentPlan(
+            intent=Intent.listing,
+            date_from=date(2024, 5, 1),
+            date_to=date(2024, 5, 31),
+            anomaly=Anomaly.double,
+        ),
+        None,
+    ),
+    (
+        "When did I last pay Amazon?",
+        IntentPlan(intent=Intent.listing, merchants=["Amazon"], sort=SortOrder.newest, limit=1),
+        None,
+    ),
+    (
         "tell me something",
         IntentPlan(
             intent=Intent.clarify,
@@ -456,6 +568,7 @@ TASKS = {
     Intent.trend: _REPHRASE,
     Intent.listing: _REPHRASE,
 }
+# The line under the answer saying what it counted stays as computed; Gemini words the lead.
 
 
 def _fenced(text: str) -> str:

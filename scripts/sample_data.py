@@ -208,6 +208,10 @@ SHOCKS = (
     _Merchant("IKEA", "IKEA EAST PALO ALTO CA", "Shopping", 300, 800),
     _Merchant("VCA Animal Hospital", "VCA ANIMAL HOSPITAL OAKLAND CA", "Pets", 400, 950),
 )
+# Charges worth a second look, in the last month after its card payment: a purchase charged twice
+# the same day, and a ride far above what Uber usually charges.
+DOUBLE_CHARGE = (26, SHOPPING[1], Decimal("64.37"))
+HIGH_CHARGE = (27, RIDES, Decimal("184.50"))
 # (description, merchant, outside the Cedar Valley network)
 ATMS = (
     ("ATM WITHDRAWAL CEDAR VALLEY BANK OAKLAND CA", "Cedar Valley Bank ATM", False),
@@ -443,6 +447,8 @@ class _Simulation:
         ]
         if trip:
             events += self._foreign_trip(away, trip)
+        if first == _month_of(PERIOD_END):
+            events += _charges_to_check(first)
         shock = None
         if first in self.shocks:
             payday = _weekday_on_or_before(_last_day(first))
@@ -590,6 +596,16 @@ class _Simulation:
         """Distinct, sorted days of the month on which we are at home."""
         home = [day for day in _days_of(first) if day not in away]
         return sorted(self.rng.sample(home, count))
+
+
+def _charges_to_check(first: date) -> list[_Event]:
+    """The double charge and the unusually high charge, on the card, with fixed amounts: no
+    draw of the simulation changes, so every other row stays as it was."""
+    double, high = (
+        _Event(first.replace(day=day), CARD, m.description, -amount, m.category, m.name)
+        for day, m, amount in (DOUBLE_CHARGE, HIGH_CHARGE)
+    )
+    return [double, double, high]
 
 
 def _minimum_payment(owed: Decimal) -> Decimal:
@@ -888,6 +904,10 @@ def _months() -> Iterator[date]:
     while first <= PERIOD_END:
         yield first
         first = _next_month(first)
+
+
+def _month_of(day: date) -> date:
+    return day.replace(day=1)
 
 
 def _next_month(first: date) -> date:

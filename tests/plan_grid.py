@@ -1,4 +1,5 @@
-"""A grid of plans over the sample data: every metric, grouping, interval, order and filter.
+"""A grid of plans over the sample data: every metric, grouping, interval, order and filter,
+and every kind of question beyond totals.
 
 Between them the plans use every filter node of ``elastic.query.spec`` (equality, membership,
 ranges, substring, negation, conjunction), top N groups, and trends whose asked range holds
@@ -12,6 +13,9 @@ from decimal import Decimal
 from itertools import product
 
 from elastic.model.plan import (
+    Anomaly,
+    Change,
+    CompareSide,
     Direction,
     GroupBy,
     Intent,
@@ -19,6 +23,8 @@ from elastic.model.plan import (
     Interval,
     Metric,
     PaymentKind,
+    Peak,
+    ShareOf,
     SortOrder,
 )
 
@@ -49,9 +55,18 @@ SPARSE: list[dict[str, object]] = [
 ]
 
 
+def _valid(metric: Metric, group: GroupBy | None) -> bool:
+    """A distinct count counts groups; a median is of all the rows."""
+    return (metric is not Metric.distinct or group is not None) and (
+        metric is not Metric.median or group is None
+    )
+
+
 def grid() -> list[IntentPlan]:
     plans: list[IntentPlan] = []
     for (start, end), metric, group in product(RANGES, Metric, [None, *GroupBy]):
+        if not _valid(metric, group):
+            continue
         plans.append(
             IntentPlan(
                 intent=Intent.aggregate,
@@ -93,4 +108,110 @@ def grid() -> list[IntentPlan]:
                 **filters,
             )
         )
+    return plans + kinds()
+
+
+# Periods inside the data: a balance on their days is known from the rows alone.
+INSIDE = [
+    (date(2024, 2, 1), date(2024, 12, 31)),
+    (date(2025, 3, 1), date(2025, 3, 31)),
+    (date(2024, 6, 15), date(2024, 6, 15)),
+    (date(2025, 6, 30), date(2025, 6, 30)),
+]
+SUBJECTS: list[dict[str, object]] = [*FILTERS[1:5], {"text": "atm"}]
+TWO_PERIODS = [
+    [CompareSide(date_from=date(2025, 1, 1), date_to=date(2025, 3, 31)),
+     CompareSide(date_from=date(2025, 4, 1), date_to=date(2025, 6, 30))],
+    [CompareSide(date_from=date(2024, 1, 1), date_to=date(2024, 12, 31)),
+     CompareSide(date_from=date(2025, 1, 1), date_to=date(2025, 12, 31))],
+]  # fmt: skip
+
+
+def kinds() -> list[IntentPlan]:
+    """Shares, peaks, the biggest changes, balances, recurring payments, charges to check and
+    first and last payments, over the filters and periods above."""
+    plans: list[IntentPlan] = []
+    for (start, end), subject in product(RANGES, SUBJECTS):
+        dates = {"date_from": start, "date_to": end}
+        plans.append(
+            IntentPlan(intent=Intent.aggregate, share_of=ShareOf.total, **dates, **subject)
+        )
+        plans.append(
+            IntentPlan(intent=Intent.aggregate, share_of=ShareOf.income, **dates, **subject)
+        )
+    for start, end in RANGES:
+        plans.append(
+            IntentPlan(
+                intent=Intent.aggregate,
+                share_of=ShareOf.income,
+                direction=Direction.net,
+                date_from=start,
+                date_to=end,
+            )
+        )
+    for (start, end), interval, peak, filters in product(
+        RANGES, [Interval.week, Interval.month, Interval.quarter], Peak, FILTERS[:5]
+    ):
+        plans.append(
+            IntentPlan(
+                intent=Intent.trend,
+                peak=peak,
+                interval=interval,
+                date_from=start,
+                date_to=end,
+                **filters,
+            )
+        )
+    for sides, group, change, metric in product(
+        TWO_PERIODS,
+        [GroupBy.category, GroupBy.merchant],
+        [None, *Change],
+        [Metric.sum, Metric.count],
+    ):
+        plans.append(
+            IntentPlan(
+                intent=Intent.aggregate,
+                compare=sides,
+                group_by=group,
+                change=change,
+                metric=metric,
+                top=5 if change else None,
+            )
+        )
+    for (start, end), accounts, metric in product(
+        INSIDE, [[], ["Everyday Checking"], ["Platinum Card"]], [Metric.sum, Metric.min, Metric.max]
+    ):
+        plans.append(
+            IntentPlan(
+                intent=Intent.aggregate,
+                balance=True,
+                metric=metric,
+                accounts=accounts,
+                date_from=start,
+                date_to=end,
+            )
+        )
+    for (start, end), interval in product(INSIDE[:2], [Interval.day, Interval.month]):
+        plans.append(
+            IntentPlan(
+                intent=Intent.trend, balance=True, interval=interval, date_from=start, date_to=end
+            )
+        )
+    for (start, end), filters in product(RANGES, [{}, {"categories": ["Subscriptions"]},
+                                                  {"accounts": ["Platinum Card"]}]):  # fmt: skip
+        for intent in (Intent.listing, Intent.aggregate):
+            plans.append(
+                IntentPlan(intent=intent, recurring=True, date_from=start, date_to=end, **filters)
+            )
+    for (start, end), anomaly, filters in product(RANGES, Anomaly, [{}, {"merchants": ["Target"]}]):
+        plans.append(
+            IntentPlan(
+                intent=Intent.listing, anomaly=anomaly, date_from=start, date_to=end, **filters
+            )
+        )
+    for order, filters in product(
+        [SortOrder.oldest, SortOrder.newest],
+        [{"merchants": ["Netflix"]}, {"categories": ["Housing"]}, {}],
+    ):
+        plans.append(IntentPlan(intent=Intent.listing, sort=order, limit=1, **filters))
     return plans

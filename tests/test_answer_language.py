@@ -19,7 +19,7 @@ from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.model.plan import Intent, Message
 from elastic.model.results import CompareResult, TrendResult
 from elastic.query.flows import NO_VECTOR_NOTE, VECTOR_FAILED_NOTE
-from llm.answering.answer import Answer, Prose, Suggestions
+from llm.answering.answer import Answer, Suggestions, Table
 from llm.answering.composer import compose_answer
 from llm.answering.messages import word
 from llm.answering.wording import TEMPLATES, Wording, wording
@@ -176,7 +176,7 @@ def test_an_answer_is_in_the_language_of_its_question(
 
 def test_a_listing_table_has_the_languages_columns(pipeline: ChatPipeline) -> None:
     answer = pipeline.ask(QUESTIONS["listing"][2], SAMPLE_USER, AS_OF)
-    (table,) = [part for part in answer.parts if not isinstance(part, Prose)]
+    (table,) = [part for part in answer.parts if isinstance(part, Table)]
     assert table.columns == ("Datum", "Beschreibung", "Kategorie", "Konto", "Betrag")
     assert wording("de").table_columns() == {
         "date": "Datum",
@@ -257,10 +257,16 @@ def test_the_pipelines_own_clarifications_are_worded_too(pipeline: ChatPipeline)
 def test_english_answers_keep_their_wording(pipeline: ChatPipeline) -> None:
     answer = pipeline.ask(QUESTIONS["aggregate"][0], SAMPLE_USER, AS_OF)
     assert answer.language == "en"
+    lead, basis = answer.text.split("\n\n")
     assert re.fullmatch(
         r"You spent \*\*\$[\d,]+\.\d\d\*\* on Groceries from Jan 1, 2024 to Dec 31, 2024 "
         r"\(\d+ transactions\) \[1\]\.",
-        answer.text,
+        lead,
+    )
+    assert re.fullmatch(
+        r"_How this was counted: \d+ transactions of money out; left out: nothing\. "
+        r"Pending transactions are never imported\._",
+        basis,
     )
 
 

@@ -166,6 +166,7 @@ def test_ask_gives_the_same_data_on_both_backends(
                 "FINSYNC_ES_URL": es_sample.url,
                 "FINSYNC_TRANSACTIONS_INDEX": es_sample.tx_index,
                 "FINSYNC_STATEMENTS_INDEX": es_sample.st_index,
+                "FINSYNC_FACTS_INDEX": es_sample.facts_index,  # balances statements state
                 "FINSYNC_DATA_DIR": str(tmp_path / "es-data"),
             },
             cwd=tmp_path,

@@ -18,7 +18,7 @@ from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.engines.sqlite.columnar import ColumnarCache
 from elastic.model.plan import Intent, IntentPlan, Interval, SortOrder
 from elastic.model.records import Transaction
-from elastic.query import build
+from elastic.query import balances, basis, build, recurring
 from elastic.query.spec import (
     And,
     Buckets,
@@ -280,3 +280,34 @@ def test_a_write_by_another_connection_is_in_the_next_answer(tmp_path: Path):
         cache.wait()
         reader.conn.close()
         backend.close()
+
+
+def _kind_reads(plan: IntentPlan) -> list[StatsQuery | Search]:
+    """The spec queries the flows of a plan run besides its aggregate or trend: the rows
+    read for balances, recurring series and charges to check (a page, and the next), and the
+    counts of what a figure left out."""
+    reads: list[StatsQuery | Search] = list(basis.queries(plan, SAMPLE_USER).values())
+    if plan.balance:
+        reads.append(build.rows_page(balances.rows_plan(plan), SAMPLE_USER, None))
+    if plan.recurring or plan.anomaly:
+        reads.append(build.rows_page(recurring.reading_plan(plan), SAMPLE_USER, None))
+    return reads
+
+
+def test_the_reads_of_every_kind_match_sql(paths: tuple[SqlPath, ColumnarCache]):
+    """Medians (each distinct amount), days folded into weekdays, the rows of balances,
+    recurring series and charges to check, a page at a time, and what figures left out."""
+    sql, cache = paths
+    pages = 0
+    for plan in GRID:
+        for query in _kind_reads(plan):
+            if isinstance(query, StatsQuery):
+                assert cache.stats(sql.conn, SAMPLE_USER, query) == sql.stats(query), plan
+                continue
+            first = cache.search(sql.conn, SAMPLE_USER, query)
+            assert first == sql.search(query), plan
+            pages += 1
+            after = tuple(first.documents[5][key.field] for key in query.sort)
+            second = replace(query, after=after)
+            assert cache.search(sql.conn, SAMPLE_USER, second) == sql.search(second), plan
+    assert pages >= 50

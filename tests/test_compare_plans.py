@@ -51,7 +51,13 @@ APRIL = CompareSide(date_from=date(2024, 4, 1), date_to=date(2024, 4, 30))
         {"intent": "listing", "compare": [MAY, APRIL]},  # a comparison is an aggregate
         {"intent": "aggregate", "compare": [MAY]},  # of two sides at least
         {"intent": "aggregate", "compare": [MAY] * 7},  # and six at most
-        {"intent": "aggregate", "compare": [MAY, APRIL], "group_by": "category"},
+        # groups compared across sides are the changes between two periods, not between names
+        {
+            "intent": "aggregate",
+            "compare": [{"merchants": ["Amazon"]}, {"merchants": ["Target"]}],
+            "group_by": "category",
+        },
+        {"intent": "aggregate", "compare": [MAY, APRIL, MAY], "group_by": "category"},
         {"intent": "aggregate", "compare": [{}, {"merchants": ["Amazon"]}]},  # empty side
         {
             "intent": "aggregate",

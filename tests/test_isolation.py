@@ -12,8 +12,19 @@ from datetime import date
 import pytest
 
 from elastic.backend import SearchBackend
-from elastic.model.plan import Intent
-from elastic.model.results import AggregateResult, ListingResult, TextQAResult, TrendResult
+from elastic.model.plan import Intent, IntentPlan
+from elastic.model.results import (
+    AggregateResult,
+    AnomalyResult,
+    BalanceResult,
+    ChangesResult,
+    ListingResult,
+    PeakResult,
+    RecurringResult,
+    ShareResult,
+    TextQAResult,
+    TrendResult,
+)
 from llm.answering.answer import Answer
 from llm.embeddings import LocalEmbedder
 from llm.executor import execute
@@ -36,6 +47,18 @@ def _questions(backend: SearchBackend) -> list[str]:
         "List my 10 largest purchases",
         "Show monthly spending for 2024",
         "How much did I spend by category in 2024?",
+        # the kinds beyond totals
+        "List my recurring payments",
+        "Did anything charge me twice?",
+        "Any unusual charges?",
+        "What was my lowest balance in 2024?",
+        "Chart my checking balance in 2025",
+        "What % of my spending went to dining in 2024?",
+        "What was my savings rate in 2024?",
+        "Which month did I spend the most in 2024?",
+        "Which categories grew the most between 2024 and 2025?",
+        "When did I first pay Netflix?",
+        "What's my median grocery bill?",
     ]
     for merchant in vocabulary.merchants[:12]:
         asked += [f"How much did I spend at {merchant}?", f"List transactions at {merchant}"]
@@ -56,6 +79,18 @@ def _found(answer_result: object) -> int:
         return answer_result.total + len(answer_result.rows)
     if isinstance(answer_result, TextQAResult):
         return len(answer_result.hits) + len(answer_result.facts)
+    if isinstance(answer_result, ShareResult):
+        return answer_result.part.count + answer_result.whole.count
+    if isinstance(answer_result, PeakResult):
+        return _found(answer_result.trend)
+    if isinstance(answer_result, ChangesResult):
+        return len(answer_result.rows) + sum(s.result.count for s in answer_result.sides)
+    if isinstance(answer_result, BalanceResult):
+        return sum(a.rows + a.stated + len(a.daily) for a in answer_result.accounts)
+    if isinstance(answer_result, RecurringResult):
+        return len(answer_result.series) + answer_result.rows
+    if isinstance(answer_result, AnomalyResult):
+        return answer_result.rows + len(answer_result.doubles) + len(answer_result.high)
     return 0
 
 
@@ -97,6 +132,8 @@ def test_another_user_finds_nothing_of_the_owners(
     leaks += [f"vocabulary {m}" for m in vocabulary.merchants + vocabulary.categories]
     leaks += [f"statement {s.statement_id}" for s in sample_backend.statements(intruder)]
     leaks += [f"file {f}" for f in sample_backend.source_files(intruder)]
+    if sample_backend.recurring(intruder, IntentPlan(intent=Intent.listing, recurring=True)).rows:
+        leaks.append("rows read for recurring series")
     # What an import reads of the store: the categories it remembers, the rows it may pair.
     memory = sample_backend.category_memory(intruder)
     leaks += [f"category memory of {m}" for m in {**memory.history, **memory.overrides}]

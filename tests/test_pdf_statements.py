@@ -202,6 +202,10 @@ def test_an_answer_on_rows_of_a_statement_that_does_not_reconcile_says_so_in_one
     )
     assert "ohne Abgleich mit den ausgewiesenen Salden" in german.text, german.text
     assert "Differenz 40,00\xa0NZ$" in german.text
+    french = pipeline.ask(f"Combien ai-je dépensé chez {check['merchant']} ?", user_of(off), AS_OF)
+    assert "non rapproché des soldes imprimés" in french.text, french.text
+    spanish = pipeline.ask(f"¿Cuánto gasté en {check['merchant']}?", user_of(off), AS_OF)
+    assert "no conciliado con los saldos impresos" in spanish.text, spanish.text
     (check,) = [c for c in reconciled["checks"] if c["kind"] == "spend_at"]
     answer = pipeline.ask(check["question"], user_of(reconciled), AS_OF)
     assert "reconciled" not in answer.text, answer.text
@@ -313,10 +317,13 @@ def test_statement_lines_answer_a_payee_only(landed, layouts):
     backend, _ = landed
     pipeline = ChatPipeline(backend, LocalEmbedder(), OfflineRouter)
     user = user_of(_truth(layouts, "nz_everyday"))
+    (check,) = [c for c in _truth(layouts, "nz_everyday")["checks"] if c["kind"] == "spend_at"]
+    off_payee = check["merchant"]
     for question in (
         "Transfer $500 to my savings",  # a request to act, refused
         "How much did I spend at Costco in Feb?",  # "Feb" is printed on every row: a month
         "How much did I spend at Costco in 2023?",
+        f"What's the weather at {off_payee} today?",  # about the world, not the statements
     ):
         answer = pipeline.ask(question, user, AS_OF)
         assert answer.intent is Intent.clarify, (question, answer.text)

@@ -306,6 +306,17 @@ def test_sources_page_lists_statements_and_pages_transactions(
     assert len(second) == 50
     assert second["Date"].max() <= first["Date"].min()
     assert "Transactions 51–100 of" in " ".join(c.value for c in at.caption)
+    recurring = at.dataframe[1].value  # the Recurring tab: every series, cost and price change
+    netflix = recurring[recurring["Merchant"] == "Netflix"].iloc[0]
+    assert (netflix["How often"], netflix["Amount"], netflix["Status"]) == (
+        "monthly",
+        17.99,
+        "active",
+    )
+    assert "15.49 → 17.99" in netflix["Price changes"]
+    assert "8 recurring payments, 8 still running, costing $2,457.00 a month." in [
+        c.value for c in at.caption
+    ]
 
 
 def test_uploaded_csv_is_reported_and_immediately_askable(
@@ -522,3 +533,32 @@ def test_amounts_in_several_currencies_are_shown_per_currency(
     assert "In GBP" in captions and "In USD" in captions
     values = [m.value for m in chat.metric]
     assert any(v.startswith("£") for v in values) and any(v.startswith("$") for v in values)
+
+
+def test_the_new_kinds_are_drawn(app: AppTest, transactions: pd.DataFrame) -> None:
+    """A share as its percent and both amounts with a ring, balances as a line per account,
+    recurring payments as a table, the charges to check as their rows; each answer ends with
+    the line of what it counted."""
+    ask(app, "What % of my spending went to dining in 2024?")
+    year = transactions[transactions["date"].dt.year == 2024]
+    spend = year[(year["amount"] < 0) & (year["category"] != "Transfers")]
+    dining, everything = (
+        -spend[spend["category"] == "Dining"]["amount"].sum(),
+        -spend["amount"].sum(),
+    )
+    assert [m.value for m in app.metric][-3:] == [
+        f"{100 * dining / everything:.1f}%",
+        money(dining),
+        money(everything),
+    ]
+    ring = json.loads(app.get("plotly_chart")[-1].proto.spec)
+    assert ring["data"][0]["type"] == "pie"
+    assert any("How this was counted" in m.value for m in app.markdown)
+    ask(app, "Chart my checking balance in 2025")
+    line = json.loads(app.get("plotly_chart")[-1].proto.spec)
+    assert line["data"][0]["name"] == "Everyday Checking" and len(line["data"][0]["x"]) == 181
+    ask(app, "List my recurring payments")
+    assert "Netflix" in list(app.dataframe[-1].value["Merchant"])
+    ask(app, "Did anything charge me twice?")
+    charged = shown_tables(app)[-1]
+    assert list(charged["Amount"]) == [-64.37, -64.37]

@@ -14,9 +14,15 @@ import streamlit as st
 
 from elastic.model.plan import IntentPlan, Metric
 from elastic.model.results import (
+    AccountBalance,
     AggregateResult,
+    BalanceResult,
     Bucket,
+    ChangesResult,
     CompareResult,
+    DayBalance,
+    GroupChange,
+    PeakResult,
     TrendResult,
     series_total,
 )
@@ -148,12 +154,74 @@ def compare_summary(words: Wording, result: CompareResult) -> str:
     )
 
 
+def balance_summary(words: Wording, plan: IntentPlan, account: AccountBalance) -> str:
+    """One account's balance line: its span, lowest, highest and last balance."""
+    low, high, last = account.lowest(), account.highest(), account.daily[-1]
+    assert low is not None and high is not None
+
+    def at(day: DayBalance) -> str:
+        amount = words.money(day.amount, account.currency)
+        return words.text("summary.at", period=words.day_label(day.day), amount=amount)
+
+    span = words.text(
+        "summary.span",
+        first=words.day_label(account.daily[0].day),
+        last=words.day_label(last.day),
+    )
+    return words.text(
+        "summary.balance",
+        account=account.account_name,
+        span=span,
+        low=at(low),
+        high=at(high),
+        last=at(last),
+    )
+
+
+def changes_summary(words: Wording, result: ChangesResult) -> str:
+    """How many groups changed, and the biggest rise and fall."""
+    group = result.group_by.value
+    moved = [r for r in result.rows if r.difference]
+
+    def named(row: GroupChange | None) -> str:
+        if row is None or row.difference is None:
+            return words.text("summary.none")
+        amount = _amount(words, abs(row.difference), result.metric, result.currency)
+        return words.text("summary.at", period=words.group_key(group, row.key), amount=amount)
+
+    rises = [r for r in moved if (r.difference or 0) > 0]
+    falls = [r for r in moved if (r.difference or 0) < 0]
+    first, last = (words.side_label(side.side) for side in result.sides)
+    return words.text(
+        "summary.changes",
+        noun=words.figure_noun(result.metric, result.direction),
+        by=words.group_word(group),
+        first=first,
+        last=last,
+        groups=words.number(len(result.rows)),
+        up=named(max(rises, key=lambda r: r.difference or 0, default=None)),
+        down=named(min(falls, key=lambda r: r.difference or 0, default=None)),
+    )
+
+
 def chart_summaries(answer: Answer) -> list[str]:
     """One sentence per chart ``answer`` gets, in the order they are drawn (one chart per
     currency, named, when amounts are in several)."""
     result, plan, words = answer.result, answer.plan, wording(answer.language)
     texts: list[tuple[str, str]] = []
-    if isinstance(result, TrendResult):
+    if isinstance(result, PeakResult):
+        for peak in result.by_currency or [result]:
+            if peak.trend.series:
+                texts.append((peak.currency, trend_summary(words, plan, peak.trend)))
+    elif isinstance(result, BalanceResult):
+        for account in result.accounts:
+            if len(account.daily) > 1:
+                texts.append((account.currency, balance_summary(words, plan, account)))
+    elif isinstance(result, ChangesResult):
+        for part in result.by_currency or [result]:
+            if part.rows:
+                texts.append((part.currency, changes_summary(words, part)))
+    elif isinstance(result, TrendResult):
         for part in result.by_currency or [result]:
             if part.series:
                 texts.append((part.currency, trend_summary(words, plan, part)))

@@ -15,7 +15,16 @@ from decimal import Decimal
 import plotly.graph_objects as go
 
 from elastic.model.plan import Direction, GroupBy, IntentPlan, Interval, Metric
-from elastic.model.results import AggregateResult, Bucket, CompareResult, TrendResult
+from elastic.model.results import (
+    AccountBalance,
+    AggregateResult,
+    Bucket,
+    ChangesResult,
+    CompareResult,
+    PeakResult,
+    ShareResult,
+    TrendResult,
+)
 from llm.answering.wording import ENGLISH, Wording, wording
 from ui.answer_text import plain_figure_text, plain_markdown
 
@@ -57,7 +66,7 @@ def metric_label(plan: IntentPlan, result: AggregateResult, language: str = ENGL
     scope = _scope(plan, plain_markdown, w)
     noun = w.direction_title(result.direction)
     lower = w.direction_noun(result.direction)
-    if result.metric is Metric.count:
+    if result.metric in (Metric.count, Metric.distinct):
         return w.text("chart.metric_count", scope=scope)
     if plan.per is not None:
         noun = w.text("chart.metric_per", per=w.unit(plan.per), noun=lower)
@@ -206,7 +215,9 @@ def groups_figure(
     if by_month:
         groups.sort(key=lambda g: g.key)
     keys = [g.key for g in groups]
-    names = [plain_figure_text(k) for k in keys]
+    group = plan.group_by.value if plan.group_by else None
+    # Days of the week keep their order (the result's), Monday on top.
+    names = [plain_figure_text(w.group_key(group, k)) for k in keys]
     values = [float(g.value or 0) for g in groups]
     counts = [g.count for g in groups]
     is_money = result.metric is not Metric.count
@@ -302,3 +313,115 @@ def compare_figure(plan: IntentPlan, result: CompareResult, language: str = ENGL
     figure.update_xaxes(type="category")
     title = f"{noun} — {shared}" if shared else noun
     return _layout(figure, title, result.currency, "y" if is_money else "", w)
+
+
+def peak_figure(plan: IntentPlan, result: PeakResult, language: str = ENGLISH) -> go.Figure:
+    """The trend the peak was found in, with the highest or lowest interval marked."""
+    w = wording(language)
+    figure = trend_figure(plan, result.trend, language)
+    bucket = result.bucket
+    if bucket is not None:
+        label = w.text(
+            "chart.peak_marker",
+            which=w.text(f"peak.{result.peak.value}"),
+            period=w.bucket_label(bucket.period, result.trend.interval.value),
+        )
+        figure.add_annotation(
+            x=bucket.period, y=float(bucket.value), text=plain_figure_text(label), showarrow=True
+        )
+    return figure
+
+
+def share_figure(plan: IntentPlan, result: ShareResult, language: str = ENGLISH) -> go.Figure:
+    """A ring of the part and the rest of its whole."""
+    w = wording(language)
+    part = float(result.part.value or 0)
+    whole = float(result.whole.value or 0)
+    names = [
+        plain_figure_text(", ".join([*plan.categories, *plan.merchants]) or w.text("share.these")),
+        w.text("chart.rest"),
+    ]
+    symbol = w.currency_symbol(result.currency)
+    figure = go.Figure(
+        go.Pie(
+            labels=names,
+            values=[max(part, 0), max(whole - part, 0)],
+            hole=0.55,
+            sort=False,
+            textinfo="percent",
+            hovertemplate=f"%{{label}}<br><b>{symbol}%{{value:,.2f}}</b><extra></extra>",
+        )
+    )
+    title = w.text("chart.share_title", noun=w.direction_title(plan.direction))
+    return _layout(figure, title, result.currency, money_axis="", w=w)
+
+
+def changes_figure(plan: IntentPlan, result: ChangesResult, language: str = ENGLISH) -> go.Figure:
+    """One bar per group: its change from the first period to the second, rises to the right."""
+    w = wording(language)
+    rows = [r for r in result.rows if r.difference is not None][:MAX_CHANGE_BARS]
+    group = result.group_by.value
+    names = [plain_figure_text(w.group_key(group, r.key)) for r in rows][::-1]
+    values = [float(r.difference or 0) for r in rows][::-1]
+    is_money = result.metric is not Metric.count
+    labels = [_figure_text(w, v, result.currency, is_money, 0) for v in values]
+    first, last = (plain_figure_text(w.side_label(side.side)) for side in result.sides)
+    figure = go.Figure(
+        go.Bar(
+            x=values,
+            y=names,
+            orientation="h",
+            text=labels,
+            textposition="auto",
+            marker_color=["#2e7d32" if v >= 0 else "#c62828" for v in values],
+        )
+    )
+    title = w.text(
+        "chart.changes_title",
+        noun=w.direction_title(result.direction),
+        by=w.group_word(group),
+        first=first,
+        last=last,
+    )
+    height = max(CHART_HEIGHT, 90 + 30 * len(rows))
+    return _layout(figure, title, result.currency, "x" if is_money else "", w, height)
+
+
+MAX_CHANGE_BARS = 15
+
+
+def balance_figure(
+    plan: IntentPlan, accounts: Sequence[AccountBalance], language: str = ENGLISH
+) -> go.Figure:
+    """The end-of-day balance of each account (of one currency), a line each, with the gaps
+    between a stated balance and the rows marked."""
+    w = wording(language)
+    figure = go.Figure()
+    for account in accounts:
+        name = plain_figure_text(account.account_name)
+        figure.add_trace(
+            go.Scatter(
+                x=[d.day for d in account.daily],
+                y=[float(d.amount) for d in account.daily],
+                name=name,
+                mode="lines",
+                line_shape="hv",
+                hovertemplate=f"{name}<br>%{{x}}<br><b>%{{y:,.2f}}</b><extra></extra>",
+            )
+        )
+        if account.gaps:
+            figure.add_trace(
+                go.Scatter(
+                    x=[g.day for g in account.gaps],
+                    y=[float(g.stated) for g in account.gaps],
+                    name=w.text("chart.gap"),
+                    mode="markers",
+                    marker={"symbol": "x", "size": 10},
+                )
+            )
+    figure.update_layout(showlegend=len(accounts) > 1)
+    currency = accounts[0].currency if accounts else "USD"
+    title = w.text("chart.balance_title", scope=w.period_range(plan.date_from, plan.date_to))
+    laid = _layout(figure, title, currency, money_axis="y", w=w)
+    laid.update_yaxes(rangemode="normal")
+    return laid

@@ -32,6 +32,8 @@ class Metric(StrEnum):
     count = "count"
     min = "min"
     max = "max"
+    median = "median"
+    distinct = "distinct"  # how many different values of ``group_by`` the rows hold
 
 
 class GroupBy(StrEnum):
@@ -40,6 +42,38 @@ class GroupBy(StrEnum):
     account = "account"
     month = "month"
     currency = "currency"
+    weekday = "weekday"  # Monday to Sunday
+    weekend = "weekend"  # weekdays against weekends
+
+
+class ShareOf(StrEnum):
+    """What a share is a share of: the same figure without the plan's subject (``total``: the
+    share of spending on dining), or income (``income``: spending on rent as a share of income;
+    of net cash flow, the savings rate)."""
+
+    total = "total"
+    income = "income"
+
+
+class Peak(StrEnum):
+    highest = "highest"
+    lowest = "lowest"
+
+
+class Change(StrEnum):
+    """Which changes between two periods come first: the largest rises or the largest falls."""
+
+    grew = "grew"
+    shrank = "shrank"
+
+
+class Anomaly(StrEnum):
+    """Charges worth a second look: the same charge twice, far above a merchant's usual, or
+    either."""
+
+    double = "double"
+    high = "high"
+    any = "any"
 
 
 class PaymentKind(StrEnum):
@@ -179,6 +213,40 @@ class IntentPlan(BaseModel):
         description="aggregate: the same figure for each side (2 to 6), each side changing the "
         "shared filters (Q1 vs Q2, Amazon vs Target, dining vs groceries, card vs checking)",
     )
+    share_of: ShareOf | None = Field(
+        default=None,
+        description="aggregate: the figure as a percent of a whole, with both amounts: total = "
+        "the same figure without the categories, merchants, words and payment kinds (the share "
+        "of spending on dining); income = of income over the same filters (rent as a share of "
+        "income; with direction net, the savings rate)",
+    )
+    peak: Peak | None = Field(
+        default=None,
+        description="trend: the highest or lowest interval of the series (the month, quarter or "
+        "week with most or least spending)",
+    )
+    change: Change | None = Field(
+        default=None,
+        description="aggregate with group_by and two period sides: the groups that grew or "
+        "shrank most from the first period to the second (all changes by size when null)",
+    )
+    balance: bool = Field(
+        default=False,
+        description="account balances at the end of each day instead of amounts: aggregate = "
+        "the balance on date_to (the latest when open), metric min or max the lowest or highest "
+        "over the period; trend = the balance at the end of each interval",
+    )
+    recurring: bool = Field(
+        default=False,
+        description="recurring charges and subscriptions (one merchant, a regular cadence, "
+        "similar amounts): listing = the series; aggregate = what they cost per month",
+    )
+    anomaly: Anomaly | None = Field(
+        default=None,
+        description="listing: charges worth a second look: double = the same merchant and "
+        "amount twice within a few days outside a recurring series; high = far above the "
+        "merchant's usual amount; any = both",
+    )
     interval: Interval = Interval.month
     split_by_category: bool = False
     sort: SortOrder = SortOrder.newest
@@ -220,19 +288,56 @@ class IntentPlan(BaseModel):
         return self
 
     def _check_shape(self) -> None:
-        """Comparisons, averages per interval and top groups are shapes of an aggregate."""
+        """Comparisons, averages per interval, top groups, shares, medians and distinct counts
+        are shapes of an aggregate; peaks of a trend; recurring series and anomalies of rows."""
         aggregate = self.intent is Intent.aggregate
         if self.compare and not (aggregate and 2 <= len(self.compare) <= MAX_SIDES):
             raise ValueError(f"a comparison is an aggregate of 2 to {MAX_SIDES} sides")
-        if self.compare and self.group_by:
-            raise ValueError("a comparison has one figure per side, not groups")
+        if self.compare and self.group_by and not self.changes:
+            raise ValueError("groups of a comparison need two sides that are periods")
+        if self.change and not self.changes:
+            raise ValueError("change needs group_by and two sides that are periods")
         if self.per and not (aggregate and self.metric is Metric.avg and not self.group_by):
             raise ValueError("per needs an ungrouped aggregate of metric avg")
         if self.top and not (aggregate and self.group_by):
             raise ValueError("top needs an aggregate with group_by")
+        if self.metric is Metric.distinct and not (aggregate and self.group_by):
+            raise ValueError("a distinct count needs an aggregate with group_by (what to count)")
+        if self.metric is Metric.median and not (aggregate and not self.group_by):
+            raise ValueError("a median is an aggregate of all the rows, not per group")
+        self._check_kinds(aggregate)
         if self.compare and all(side.has_period for side in self.compare):
             # Periods in time order: the change is from the earliest to the latest.
             self.compare.sort(key=lambda s: (s.date_from or date.min, s.date_to or date.max))
+
+    def _check_kinds(self, aggregate: bool) -> None:
+        plain = not (self.group_by or self.compare or self.per)
+        if self.share_of and not (aggregate and plain and self.metric is Metric.sum):
+            raise ValueError("a share is an ungrouped sum, without comparison")
+        if self.peak and not (self.intent is Intent.trend and not self.split_by_category):
+            raise ValueError("a peak is the highest or lowest interval of one trend")
+        if self.balance and not (
+            (aggregate and plain and self.metric in (Metric.sum, Metric.min, Metric.max))
+            or (self.intent is Intent.trend and not self.split_by_category)
+        ):
+            raise ValueError("balances are an ungrouped aggregate (sum, min, max) or a trend")
+        if self.recurring and not (self.intent is Intent.listing or (aggregate and plain)):
+            raise ValueError("recurring payments are listed, or their monthly cost summed")
+        if self.anomaly and self.intent is not Intent.listing:
+            raise ValueError("unusual charges are listed")
+        kinds = [self.share_of, self.peak, self.balance, self.recurring, self.anomaly]
+        if sum(bool(kind) for kind in kinds) > 1:
+            raise ValueError("a plan asks for one of share_of, peak, balance, recurring, anomaly")
+
+    @property
+    def changes(self) -> bool:
+        """Groups compared across two periods: which grew and which shrank most."""
+        return (
+            self.intent is Intent.aggregate
+            and self.group_by is not None
+            and len(self.compare) == 2
+            and all(side.has_period for side in self.compare)
+        )
 
     def side(self, side: CompareSide) -> IntentPlan:
         """The plan one side of the comparison runs: the shared filters with its changes."""

@@ -12,6 +12,7 @@ from elastic.model.plan import (
     GroupBy,
     IntentPlan,
     Interval,
+    Metric,
     SortOrder,
 )
 from elastic.model.records import OFF, RECONCILED, UNCHECKED
@@ -46,6 +47,13 @@ GROUP_FIELDS = {
     GroupBy.currency: "currency",
 }
 MAX_GROUPS = 1000
+DISTINCT_SIZE = 10_000  # values a distinct count counts (merchants, categories, ...)
+# Distinct amounts a median is read from; more make the median unknown rather than wrong
+# (Elasticsearch answers at most 65,536 buckets to one request).
+MEDIAN_VALUES = 60_000
+ROWS_PAGE = 5000  # rows a flow that reads every row reads at a time
+BALANCE_FACTS = ("opening_balance", "closing_balance")
+BALANCE_FACTS_SIZE = 10_000
 TEXT_QA_FIELDS = ("summary_text^2", "summary_text.words", "text", "account_name", "bank_name")
 CANDIDATES = 20
 FACTS_SIZE = 50
@@ -153,13 +161,25 @@ def _series(interval: Interval) -> Buckets:
     return Buckets("date", interval)
 
 
+# Groupings read from calendar buckets: months, and days folded into weekdays above the engines.
+GROUP_BUCKETS = {
+    GroupBy.month: Interval.month,
+    GroupBy.weekday: Interval.day,
+    GroupBy.weekend: Interval.day,
+}
+
+
 def aggregation(plan: IntentPlan, user_id: str) -> StatsQuery:
-    """Breakdowns ``all`` and, for a grouped aggregate, ``groups``; the span of currencies."""
+    """Breakdowns ``all``; for a grouped aggregate ``groups`` (days, for weekdays); for a
+    median ``values`` (each distinct amount and how often); the span of currencies."""
     breakdowns: list[tuple[str, Breakdown]] = [("all", ())]
-    if plan.group_by is GroupBy.month:
-        breakdowns.append(("groups", (_series(Interval.month),)))
+    if plan.group_by in GROUP_BUCKETS:
+        breakdowns.append(("groups", (_series(GROUP_BUCKETS[plan.group_by]),)))
     elif plan.group_by is not None:
-        breakdowns.append(("groups", (Groups(GROUP_FIELDS[plan.group_by], MAX_GROUPS),)))
+        size = DISTINCT_SIZE if plan.metric is Metric.distinct else MAX_GROUPS
+        breakdowns.append(("groups", (Groups(GROUP_FIELDS[plan.group_by], size),)))
+    if plan.metric is Metric.median:
+        breakdowns.append(("values", (Groups("amount_cents", MEDIAN_VALUES),)))
     return StatsQuery(transaction_filters(plan, user_id), AMOUNT, tuple(breakdowns), "currency")
 
 
@@ -190,6 +210,28 @@ def listing(plan: IntentPlan, user_id: str, after: tuple[SortValue, ...] | None 
         after,
         total=True,
     )
+
+
+def rows_page(plan: IntentPlan, user_id: str, after: tuple[SortValue, ...] | None) -> Search:
+    """A page of the rows ``plan`` selects, oldest first: for flows that read every row
+    (balances, recurring series, unusual charges)."""
+    return Search(
+        Collection.transactions, transaction_filters(plan, user_id), PAIR_SORT, ROWS_PAGE, after
+    )
+
+
+def balance_facts(plan: IntentPlan, user_id: str) -> Search:
+    """The opening and closing balances files state for the plan's accounts and currency."""
+    clauses: list[Filter] = [_user(user_id), In("name", BALANCE_FACTS)]
+    clauses += _names("account_name", plan.accounts)
+    if plan.currency:
+        clauses.append(Eq("currency", plan.currency))
+    return Search(Collection.facts, And(tuple(clauses)), FACT_SORT, BALANCE_FACTS_SIZE)
+
+
+def data_span(user_id: str) -> FacetsQuery:
+    """The first and last day of the user's rows."""
+    return FacetsQuery(And((_user(user_id),)), (), span="date")
 
 
 def known_categories(user_id: str) -> StatsQuery:

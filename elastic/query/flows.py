@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import astuple
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from dataclasses import astuple, replace
 from datetime import date
 
 import numpy as np
@@ -23,22 +23,39 @@ from elastic.engines.documents import (
     statement_info,
     transaction_from_source,
 )
-from elastic.model.plan import Direction, IntentPlan
+from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Metric, ShareOf
 from elastic.model.records import StatementFact, Transaction
 from elastic.model.results import (
     AccountInfo,
     AggregateResult,
+    AnomalyResult,
+    BalanceResult,
+    Basis,
     CellStats,
     ListingResult,
+    RecurringResult,
+    ShareResult,
     StatementHit,
     StatementInfo,
     TextQAResult,
     TrendResult,
     Vocabulary,
 )
+from elastic.query import balances as balance_flows
+from elastic.query import basis as basis_flows
 from elastic.query import build, cursor
+from elastic.query import recurring as recurring_flows
 from elastic.query.rrf import reciprocal_rank_fusion
-from elastic.query.shaping import aggregate_result, currency_of, directed_stats, trend_result
+from elastic.query.shaping import (
+    DAY_GROUPS,
+    MIXED_CURRENCY,
+    aggregate_result,
+    currency_of,
+    directed_stats,
+    fold_days,
+    median_cents,
+    trend_result,
+)
 from elastic.query.spec import (
     CellKey,
     Document,
@@ -105,13 +122,21 @@ class Engine(ABC):
         found = self.run_stats(build.aggregation(plan, user_id))
         cells = found.cells
         groups: dict[str, CellStats] = {}
-        if plan.group_by is not None:
+        if plan.group_by in DAY_GROUPS:
+            days = _directed(plan.direction, cells["groups"])
+            groups = fold_days(plan.group_by, {_bucket(key[0]): s for key, s in days.items()})
+        elif plan.group_by is not None:
             groups = {
                 _label(key[0]): stats
                 for key, stats in _directed(plan.direction, cells["groups"]).items()
             }
         overall = directed_stats(plan.direction, *cells["all"].get((), (0, 0, None, None)))
-        return aggregate_result(plan, overall, groups, _currency(found.span))
+        result = aggregate_result(plan, overall, groups, _currency(found.span))
+        if plan.metric is Metric.median and result.currency != MIXED_CURRENCY:
+            values = {int(key[0]): raw[0] for key, raw in cells["values"].items()}
+            median = median_cents(values, plan.direction, overall.count)
+            result = replace(result, value=median)
+        return result
 
     def trend(self, user_id: str, plan: IntentPlan) -> TrendResult:
         found = self.run_stats(build.trend(plan, user_id))
@@ -143,6 +168,82 @@ class Engine(ABC):
             total=found.total or 0,
             next_after=next_after,
         )
+
+    def rows(self, user_id: str, plan: IntentPlan) -> Iterator[Transaction]:
+        """Every row ``plan`` selects, oldest first, a page at a time."""
+        after: tuple[SortValue, ...] | None = None
+        while True:
+            query = build.rows_page(plan, user_id, after)
+            documents = self.run_search(query).documents
+            yield from (transaction_from_source(dict(d)) for d in documents)
+            if len(documents) < query.limit:
+                return
+            after = tuple(documents[-1][key.field] for key in query.sort)
+
+    def data_end(self, user_id: str) -> date | None:
+        """The last day of the user's rows: what "stopped" and "overdue" are judged at."""
+        last = self.run_facets(build.data_span(user_id)).span[1]
+        return date.fromisoformat(last) if last else None
+
+    def currencies(self, user_id: str, plan: IntentPlan) -> list[str]:
+        """The currencies of the rows ``plan`` selects, most rows first."""
+        probe = plan.model_copy(
+            update={
+                "intent": Intent.aggregate,
+                "group_by": GroupBy.currency,
+                "metric": Metric.count,
+                "share_of": None,
+                "recurring": False,
+            }
+        )
+        return [group.key for group in self.aggregate(user_id, probe).groups]
+
+    def share(self, user_id: str, plan: IntentPlan) -> ShareResult:
+        """The plan's figure and its whole (``IntentPlan.share_of``), per currency when the
+        rows span several: a share is never taken across currencies."""
+        assert plan.share_of is not None
+        part_plan = plan.model_copy(update={"share_of": None})
+        whole_plan = whole_of(part_plan, plan.share_of)
+        part = self.aggregate(user_id, part_plan)
+        whole = self.aggregate(user_id, whole_plan)
+        if MIXED_CURRENCY not in (part.currency, whole.currency):
+            if part.count == 0:  # no rows of the part: in the whole's currency
+                part = replace(part, currency=whole.currency)
+            if whole.count == 0 or part.currency == whole.currency:
+                return ShareResult(plan.share_of, plan.direction, whole.currency, part, whole)
+        found = self.currencies(user_id, whole_plan) + self.currencies(user_id, part_plan)
+        parts = [
+            self.share(user_id, plan.model_copy(update={"currency": currency}))
+            for currency in dict.fromkeys(found)
+        ]
+        return ShareResult(plan.share_of, plan.direction, MIXED_CURRENCY, part, whole, parts)
+
+    def balances(self, user_id: str, plan: IntentPlan) -> BalanceResult:
+        """Every account's balances (``elastic.query.balances``)."""
+        rows = list(self.rows(user_id, balance_flows.rows_plan(plan)))
+        facts = [
+            fact_from_source(d)
+            for d in self.run_search(build.balance_facts(plan, user_id)).documents
+        ]
+        return balance_flows.balances(plan, rows, facts, self.statements(user_id))
+
+    def recurring(self, user_id: str, plan: IntentPlan) -> RecurringResult:
+        """The recurring series (``elastic.query.recurring``)."""
+        rows = list(self.rows(user_id, recurring_flows.reading_plan(plan)))
+        return recurring_flows.recurring(plan, rows, self.data_end(user_id))
+
+    def anomalies(self, user_id: str, plan: IntentPlan) -> AnomalyResult:
+        """Double charges and charges far above usual (``elastic.query.recurring``)."""
+        rows = list(self.rows(user_id, recurring_flows.reading_plan(plan)))
+        return recurring_flows.anomalies(plan, rows)
+
+    def basis(self, user_id: str, plan: IntentPlan) -> Basis:
+        """What the plan's figure counts and leaves out (``elastic.query.basis``)."""
+        cells = {
+            sign: self.run_stats(query).cells["cells"]
+            for sign, query in basis_flows.queries(plan, user_id).items()
+        }
+        return basis_flows.basis(plan, cells)
 
     def known_categories(self, user_id: str) -> list[tuple[str, str, int]]:
         """(merchant, category, rows) where a file or the user gave the category."""
@@ -234,6 +335,23 @@ class Engine(ABC):
     def statement_chunks(self, user_id: str, statement_id: str) -> list[StatementHit]:
         found = self.run_search(build.statement_chunks(user_id, statement_id))
         return [hit_from_source(d, 0.0) for d in found.documents]
+
+
+def whole_of(plan: IntentPlan, share_of: ShareOf) -> IntentPlan:
+    """What a share is of: the same figure without the subject (categories, merchants,
+    words, payment kinds), or income over the same accounts, period and currency."""
+    if share_of is ShareOf.income:
+        return IntentPlan(
+            intent=Intent.aggregate,
+            direction=Direction.in_,
+            accounts=plan.accounts,
+            date_from=plan.date_from,
+            date_to=plan.date_to,
+            currency=plan.currency,
+        )
+    return plan.model_copy(
+        update={"categories": [], "merchants": [], "text": None, "payment_kinds": []}
+    )
 
 
 def _directed(direction: Direction, cells: Mapping[CellKey, Raw]) -> dict[CellKey, CellStats]:

@@ -6,25 +6,47 @@ their markdown, which the CLI prints and Gemini rewords, and the UI renders the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from typing import Any
+from typing import Any, get_args
 
 from elastic.masking import mask_account, mask_account_numbers
 from elastic.model.plan import Intent, IntentPlan, Metric
 from elastic.model.records import Box, Transaction
 from elastic.model.results import (
     AggregateResult,
+    AnomalyResult,
+    BalanceResult,
+    Basis,
     Bucket,
+    ChangesResult,
     CompareResult,
+    DayBalance,
     ListingResult,
+    PeakResult,
+    RecurringResult,
+    ShareResult,
     SideResult,
     TextQAResult,
     TrendResult,
 )
 from llm.answering.wording import side_label, wording
 
-Result = AggregateResult | TrendResult | ListingResult | TextQAResult | CompareResult
+Result = (
+    AggregateResult
+    | TrendResult
+    | ListingResult
+    | TextQAResult
+    | CompareResult
+    | ShareResult
+    | PeakResult
+    | ChangesResult
+    | BalanceResult
+    | RecurringResult
+    | AnomalyResult
+)
+RESULT_TYPES: tuple[type, ...] = get_args(Result)  # every type a result can be
 
 
 @dataclass(frozen=True)
@@ -125,6 +147,7 @@ class Answer:
     routed_plan: IntentPlan | None = None  # before the sidebar narrowed it
     parts: list[Part] = field(default_factory=list)
     language: str = "en"  # the code of the language the answer is written in
+    basis: Basis | None = None  # what the numbers counted and left out
 
     def __post_init__(self) -> None:
         if not self.parts:
@@ -146,7 +169,10 @@ class Answer:
         return self.routed_plan or self.plan
 
     def data(self) -> dict[str, Any]:
-        return result_data(self.result, self.plan.metric)
+        data = result_data(self.result, self.plan.metric)
+        if self.basis is not None:
+            data["basis"] = basis_data(self.basis)
+        return data
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -172,8 +198,8 @@ def result_data(result: Result | None, metric: Metric = Metric.sum) -> dict[str,
     smallest or largest has no value (``null``), not 0.
     """
     data = _result_data(result, metric)
-    if isinstance(result, AggregateResult | TrendResult | CompareResult) and result.by_currency:
-        data["by_currency"] = [_result_data(part, metric) for part in result.by_currency]
+    if parts := getattr(result, "by_currency", None):
+        data["by_currency"] = [_result_data(part, metric) for part in parts]
     return data
 
 
@@ -249,50 +275,246 @@ def _buckets(buckets: list[Bucket], metric: Metric) -> list[dict[str, Any]]:
     ]
 
 
-def _result_data(result: Result | None, metric: Metric) -> dict[str, Any]:
-    if isinstance(result, AggregateResult):
-        return _aggregate_data(result)
-    if isinstance(result, CompareResult):
-        return _compare_data(result)
-    if isinstance(result, TrendResult):
-        data: dict[str, Any] = {
-            "interval": result.interval.value,
-            "currency": result.currency,
-            "series": _buckets(result.series, metric),
-        }
-        if result.splits:
-            data["splits"] = {
-                key: _buckets(buckets, metric) for key, buckets in result.splits.items()
+def _trend_data(result: TrendResult, metric: Metric) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "interval": result.interval.value,
+        "currency": result.currency,
+        "series": _buckets(result.series, metric),
+    }
+    if result.splits:
+        data["splits"] = {key: _buckets(buckets, metric) for key, buckets in result.splits.items()}
+    return data
+
+
+def _listing_data(result: ListingResult, metric: Metric) -> dict[str, Any]:
+    return {"rows": [_row(r) for r in result.rows], "total": result.total}
+
+
+def _text_qa_data(result: TextQAResult, metric: Metric) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "hits": [
+            {
+                "statement_id": h.statement_id,
+                "page": h.page,
+                "score": h.score,
+                "text": mask_account_numbers(h.text, [h.account_no]),
             }
-        return data
-    if isinstance(result, ListingResult):
-        return {"rows": [_row(r) for r in result.rows], "total": result.total}
-    if isinstance(result, TextQAResult):
-        data = {
-            "hits": [
+            for h in result.hits
+        ]
+    }
+    if result.facts:  # only when a statement fact answers
+        data["facts"] = [
+            {
+                "name": f.name,
+                "value": None if f.amount is None else float(f.amount),
+                "day": None if f.day is None else f.day.isoformat(),
+                "currency": f.currency,
+                "as_of": f.as_of.isoformat(),
+                "statement_id": f.statement_id,
+                "page": f.page,
+                "location": f.location,
+                "account_no": mask_account(f.account_no),
+            }
+            for f in result.facts
+        ]
+    return data
+
+
+def _figure(result: AggregateResult) -> dict[str, Any]:
+    return {"value": _num(result.value), "count": result.count}
+
+
+def _share_data(result: ShareResult, metric: Metric) -> dict[str, Any]:
+    """``value`` is the share in percent; ``share`` holds both amounts."""
+    return {
+        "metric": "share",
+        "value": _num(result.pct),
+        "count": result.part.count,
+        "currency": result.currency,
+        "share": {
+            "of": result.share_of.value,
+            "direction": result.direction.value,
+            "pct": _num(result.pct),
+            "part": _figure(result.part),
+            "whole": _figure(result.whole),
+        },
+    }
+
+
+def _peak_data(result: PeakResult, metric: Metric) -> dict[str, Any]:
+    """The trend's series, and ``peak``: the highest or lowest period with rows."""
+    data = _trend_data(result.trend, metric) if not result.by_currency else {}
+    bucket = result.bucket
+    data["currency"] = result.currency
+    data["peak"] = {
+        "kind": result.peak.value,
+        "period": bucket and bucket.period.isoformat(),
+        "value": None if bucket is None else _num(bucket.shown(metric)),
+        "count": None if bucket is None else bucket.count,
+        "ties": result.ties,
+    }
+    return data
+
+
+def _changes_data(result: ChangesResult, metric: Metric) -> dict[str, Any]:
+    return {
+        "metric": result.metric.value,
+        "currency": result.currency,
+        "group_by": result.group_by.value,
+        "change": result.change and result.change.value,
+        "sides": [_side_data(side) for side in result.sides],
+        "changes": [
+            {
+                "key": row.key,
+                "first": _num(row.first),
+                "last": _num(row.last),
+                "first_count": row.first_count,
+                "last_count": row.last_count,
+                "difference": _num(row.difference),
+                "change_pct": _num(row.change_pct),
+            }
+            for row in result.rows
+        ],
+    }
+
+
+def _day(day: DayBalance | None) -> dict[str, Any] | None:
+    return None if day is None else {"day": day.day.isoformat(), "value": float(day.amount)}
+
+
+def _balances_data(result: BalanceResult, metric: Metric) -> dict[str, Any]:
+    """Per account: the balance on the last day asked (``latest``), the lowest and highest,
+    the end-of-day balances (``daily``; a trend's at the end of each interval too), and every
+    gap between a stated balance and the rows."""
+    accounts = []
+    for account in result.accounts:
+        entry: dict[str, Any] = {
+            "account_name": account.account_name,
+            "account_no": mask_account(account.account_no),
+            "bank_name": account.bank_name,
+            "currency": account.currency,
+            "known": account.known_from is not None,
+            "known_from": account.known_from and account.known_from.isoformat(),
+            "known_to": account.known_to and account.known_to.isoformat(),
+            "latest": _day(account.latest),
+            "lowest": _day(account.lowest()),
+            "highest": _day(account.highest()),
+            "daily": [_day(day) for day in account.daily],
+            "stated": account.stated,
+            "rows": account.rows,
+            "gaps": [
                 {
-                    "statement_id": h.statement_id,
-                    "page": h.page,
-                    "score": h.score,
-                    "text": mask_account_numbers(h.text, [h.account_no]),
+                    "day": gap.day.isoformat(),
+                    "stated": float(gap.stated),
+                    "computed": float(gap.computed),
+                    "difference": float(gap.difference),
+                    "source": gap.source,
                 }
-                for h in result.hits
-            ]
+                for gap in account.gaps
+            ],
         }
-        if result.facts:  # only when a statement fact answers
-            data["facts"] = [
-                {
-                    "name": f.name,
-                    "value": None if f.amount is None else float(f.amount),
-                    "day": None if f.day is None else f.day.isoformat(),
-                    "currency": f.currency,
-                    "as_of": f.as_of.isoformat(),
-                    "statement_id": f.statement_id,
-                    "page": f.page,
-                    "location": f.location,
-                    "account_no": mask_account(f.account_no),
-                }
-                for f in result.facts
-            ]
-        return data
-    return {}
+        if result.interval is not None:
+            entry["series"] = [_day(day) for day in account.at_ends(result.interval)]
+        accounts.append(entry)
+    return {
+        "metric": result.metric.value,
+        "interval": result.interval and result.interval.value,
+        "accounts": accounts,
+    }
+
+
+def _recurring_data(result: RecurringResult, metric: Metric) -> dict[str, Any]:
+    return {
+        "direction": result.direction.value,
+        "monthly": {currency: float(value) for currency, value in result.monthly.items()},
+        "data_end": result.data_end and result.data_end.isoformat(),
+        "rows": result.rows,
+        "series": [
+            {
+                "merchant": s.merchant,
+                "currency": s.currency,
+                "cadence": s.cadence.value,
+                "every": s.every,
+                "amount": float(s.amount),
+                "monthly": float(s.monthly),
+                "first": s.first.isoformat(),
+                "last": s.last.isoformat(),
+                "count": s.count,
+                "active": s.active,
+                "fixed": s.fixed,
+                "price_changes": [
+                    {"day": c.day.isoformat(), "before": float(c.before), "after": float(c.after)}
+                    for c in s.price_changes
+                ],
+                "accounts": s.accounts,
+                "transaction_ids": s.transaction_ids,
+            }
+            for s in result.series
+        ],
+    }
+
+
+def _anomalies_data(result: AnomalyResult, metric: Metric) -> dict[str, Any]:
+    return {
+        "rows": result.rows,
+        "doubles": [
+            {
+                "merchant": d.merchant,
+                "amount": float(d.amount),
+                "currency": d.currency,
+                "transactions": [_row(row) for row in d.rows],
+            }
+            for d in result.doubles
+        ],
+        "high": [
+            {
+                "transaction": _row(h.row),
+                "usual": float(h.usual),
+                "times": float(h.times),
+                "charges": h.charges,
+            }
+            for h in result.high
+        ],
+    }
+
+
+def basis_data(basis: Basis) -> dict[str, Any]:
+    """``data.basis``: what the numbers counted and what they left out, with counts."""
+    data: dict[str, Any] = {"kind": basis.kind, "counted": basis.counted}
+    if basis.kind == "rows":
+        data |= {
+            "direction": basis.direction.value,
+            "currency": basis.currency,
+            "left_out": {
+                "transfers": basis.transfers,
+                "other_direction": basis.other_direction,
+                "other_currencies": dict(basis.other_currencies),
+                "pending": 0,  # pending rows are never imported
+            },
+        }
+    elif basis.kind == "balances":
+        data |= {"stated": basis.stated, "gaps": basis.gaps, "unknown": basis.unknown}
+    return data
+
+
+DataOf = Callable[[Any, Metric], dict[str, Any]]
+# The JSON ``data`` of each result type: one rule per type (tests/test_result_rules.py).
+DATA: dict[type, DataOf] = {
+    AggregateResult: lambda result, metric: _aggregate_data(result),
+    CompareResult: lambda result, metric: _compare_data(result),
+    TrendResult: _trend_data,
+    ListingResult: _listing_data,
+    TextQAResult: _text_qa_data,
+    ShareResult: _share_data,
+    PeakResult: _peak_data,
+    ChangesResult: _changes_data,
+    BalanceResult: _balances_data,
+    RecurringResult: _recurring_data,
+    AnomalyResult: _anomalies_data,
+}
+
+
+def _result_data(result: Result | None, metric: Metric) -> dict[str, Any]:
+    if result is None:
+        return {}
+    return DATA[type(result)](result, metric)

@@ -21,14 +21,21 @@ from elastic.ingest.pdf.facts import (
 )
 from elastic.ingest.pdf.reader import body_text
 from elastic.masking import mask_account, mask_account_numbers
-from elastic.model.plan import Direction, Intent, IntentPlan, Metric, SortOrder
+from elastic.model.plan import Direction, GroupBy, IntentPlan, Metric, SortOrder
 from elastic.model.records import OFF, RECONCILED, StatementFact, Transaction
 from elastic.model.results import (
     AggregateResult,
+    AnomalyResult,
+    BalanceResult,
+    Basis,
     Bucket,
+    ChangesResult,
     CompareResult,
     ListingResult,
     PayeeLines,
+    PeakResult,
+    RecurringResult,
+    ShareResult,
     StatementHit,
     StatementRows,
     TextQAResult,
@@ -46,85 +53,61 @@ from llm.answering.answer import (
     Table,
     parts_markdown,
 )
+from llm.answering.citing import (
+    Composed,
+    per_currency,
+    plain,
+    row_citation,
+    scope,
+    transactions_citation,
+)
+from llm.answering.insights import (
+    basis_note,
+    compose_anomalies,
+    compose_balances,
+    compose_changes,
+    compose_peak,
+    compose_recurring,
+    compose_share,
+    first_or_last,
+)
 from llm.answering.messages import template_key, word
 from llm.answering.wording import ENGLISH, Wording, account_label, wording
 from llm.embeddings import EMBEDDING_FAILURES
 
 log = logging.getLogger(__name__)
 Embed = Callable[[list[str]], np.ndarray]
-_MARKUP = str.maketrans({"[": "(", "]": ")", "`": "'", "<": "‹", ">": "›", "|": "/"})
-
-
-def plain(text: str, account_no: str = "") -> str:
-    """Document text as it may appear in an answer: account numbers masked, and no links,
-    images, HTML or ``[N]`` that could pass for a citation."""
-    return mask_account_numbers(text, [account_no]).translate(_MARKUP)
-
-
 RELEVANCE_FLOOR = 0.35
 MAX_TABLE_ROWS = 25
 
 
-def transactions_citation(
-    n: int, plan: IntentPlan, count: int, w: Wording | None = None
-) -> Citation:
-    """A citation that opens exactly the rows behind a number."""
-    w = w or wording()
-    rows_plan = plan.model_copy(
-        update={
-            "intent": Intent.listing,
-            "sort": SortOrder.newest,
-            "limit": 100,
-            "per": None,
-            "top": None,
-            "compare": [],
-        }
-    )
-    source = w.text(
-        "citation.transactions", transactions=w.plural(count, "transaction"), scope=_scope(plan, w)
-    )
-    return Citation(n=n, kind="transactions", source=source.strip(), rows_plan=rows_plan)
-
-
-def row_citation(n: int, plan: IntentPlan, row: Transaction, w: Wording | None = None) -> Citation:
-    """A citation that opens one transaction: the plan's rows of its day and amount."""
-    w = w or wording()
-    exact = plan.model_copy(
-        update={
-            "date_from": row.date,
-            "date_to": row.date,
-            "min_amount": abs(row.amount),
-            "max_amount": abs(row.amount),
-        }
-    )
-    citation = transactions_citation(n, exact, 1, w)
-    source = w.text(
-        "citation.row",
-        name=plain(row.merchant or row.description),
-        day=w.day_label(row.date),
-        amount=w.money(row.amount, row.currency),
-    )
-    return replace(citation, source=source)
-
-
-def _scope(plan: IntentPlan, w: Wording) -> str:
-    return " ".join(x for x in (w.describe_filters(plan), w.describe_period(plan)) if x)
-
-
 def _sentence(plan: IntentPlan, result: AggregateResult, w: Wording) -> str:
-    scope = _scope(plan, w)
+    where = scope(plan, w)
+    kind = plan.direction.value if plan.direction in (Direction.out, Direction.in_) else "any"
+    if result.metric is Metric.distinct:
+        return w.text(
+            f"aggregate.distinct_{kind}",
+            count=w.number(int(result.value or 0)),
+            groups=w.group_plural(plan.group_by.value if plan.group_by else "group"),
+            scope=where,
+            transactions=w.plural(result.count, "transaction"),
+        )
     if result.metric is Metric.count:
         kind = plan.direction.value if plan.direction in (Direction.out, Direction.in_) else "any"
-        return w.text(f"aggregate.count_{kind}", count=w.number(result.count), scope=scope)
+        return w.text(f"aggregate.count_{kind}", count=w.number(result.count), scope=where)
     if result.count == 0:
-        return w.text("aggregate.none", scope=scope)
+        return w.text("aggregate.none", scope=where)
     amount = w.money(result.value, result.currency)
     transactions = w.plural(result.count, "transaction")
+    if result.metric is Metric.median:
+        key = "aggregate.median" if result.value is not None else "aggregate.median_unknown"
+        noun = w.direction_noun(plan.direction)
+        return w.text(key, noun=noun, scope=where, amount=amount, transactions=transactions)
     if result.metric is Metric.sum:
         return w.text(
             f"aggregate.sum_{plan.direction.value}",
             amount=amount,
-            scope=scope,
+            scope=where,
             transactions=transactions,
         )
     noun = w.direction_noun(plan.direction)
@@ -132,7 +115,7 @@ def _sentence(plan: IntentPlan, result: AggregateResult, w: Wording) -> str:
         return w.text(
             "aggregate.per",
             noun=noun,
-            scope=scope,
+            scope=where,
             amount=amount,
             per=w.unit(plan.per),
             periods=w.plural(result.periods, plan.per.value),
@@ -142,13 +125,10 @@ def _sentence(plan: IntentPlan, result: AggregateResult, w: Wording) -> str:
         "aggregate.extreme",
         metric=w.metric_word(result.metric),
         noun=noun,
-        scope=scope,
+        scope=where,
         amount=amount,
         transactions=transactions,
     )
-
-
-Composed = tuple[list[Part], list[Citation]]
 
 
 def _extreme(
@@ -159,7 +139,7 @@ def _extreme(
         "aggregate.extreme_row",
         metric=w.metric_word(result.metric),
         noun=w.direction_noun(plan.direction),
-        scope=_scope(plan, w),
+        scope=scope(plan, w),
         amount=w.money(result.value, result.currency),
         description=plain(row.description, row.account_no),
         day=w.day_label(row.date),
@@ -172,33 +152,12 @@ def _extreme(
     return [Prose(text)], cited
 
 
-def _per_currency(
-    plan: IntentPlan,
-    parts: list[AggregateResult] | list[TrendResult] | list[CompareResult],
-    compose_one: Callable[[IntentPlan, Any, int, Wording], Composed],
-    w: Wording,
-) -> Composed:
-    """One answer per currency, each with its own citation: amounts are never added across."""
-    codes = [part.currency for part in parts]
-    composed: list[Part] = [
-        Prose(w.text("aggregate.currencies", count=len(codes), codes=", ".join(codes)))
-    ]
-    citations: list[Citation] = []
-    for part in parts:
-        part_plan = plan.model_copy(update={"currency": part.currency})
-        (lead, *rest), cited = compose_one(part_plan, part, len(citations) + 1, w)
-        in_currency = w.text("aggregate.in_currency", currency=part.currency, text=lead.markdown())
-        composed += [Prose(in_currency), *rest]
-        citations.extend(cited)
-    return composed, citations
-
-
 def compose_aggregate(
     plan: IntentPlan, result: AggregateResult, n: int = 1, w: Wording | None = None
 ) -> Composed:
     w = w or wording()
     if result.by_currency:
-        return _per_currency(plan, result.by_currency, compose_aggregate, w)
+        return per_currency(plan, result.by_currency, compose_aggregate, w)
     if result.extreme is not None:
         return _extreme(plan, result, result.extreme, n, w)
     citation = transactions_citation(n, plan, result.count, w)
@@ -208,19 +167,32 @@ def compose_aggregate(
         text += " " + w.text("aggregate.top", count=len(result.groups), group=w.group_word(group))
     if not result.groups:
         return [Prose(text)], [citation]
-    rows = []
-    for entry in result.groups[:MAX_TABLE_ROWS]:
-        shown = (
-            w.number(int(entry.value))
-            if result.metric is Metric.count and entry.value is not None
-            else w.money(entry.value, result.currency)
+
+    def shown(value: Decimal | None) -> str:
+        if result.metric is Metric.count and value is not None:
+            return w.number(int(value))
+        return w.money(value, result.currency)
+
+    if plan.group_by in (GroupBy.weekday, GroupBy.weekend) and result.count:
+        top = max(result.groups, key=lambda g: g.value or 0)
+        bottom = min(result.groups, key=lambda g: g.value or 0)
+        text += " " + w.text(
+            "aggregate.most_least",
+            top=w.group_key(group, top.key),
+            top_value=shown(top.value),
+            bottom=w.group_key(group, bottom.key),
+            bottom_value=shown(bottom.value),
         )
-        rows.append((entry.key, shown, w.number(entry.count)))
+    rows = [
+        (w.group_key(group, entry.key), shown(entry.value), w.number(entry.count))
+        for entry in result.groups[:MAX_TABLE_ROWS]
+    ]
     more = len(result.groups) - MAX_TABLE_ROWS
+    per_group = Metric.sum if result.metric is Metric.distinct else result.metric
     table = Table(
         columns=(
             w.text(f"column.{group or 'group'}"),
-            w.text(f"column.{result.metric.value}"),
+            w.text(f"column.{per_group.value}"),
             w.text("column.transactions"),
         ),
         numeric=(False, True, True),
@@ -240,13 +212,13 @@ def compose_trend(
 ) -> Composed:
     w = w or wording()
     if result.by_currency:
-        return _per_currency(plan, result.by_currency, compose_trend, w)
+        return per_currency(plan, result.by_currency, compose_trend, w)
     total, count = series_total(result.series)
     citation = transactions_citation(n, plan, count, w)
     noun = w.direction_noun(plan.direction)
-    scope = _scope(plan, w)
+    where = scope(plan, w)
     if not result.series or count == 0:
-        return [Prose(w.text("trend.none", noun=noun, scope=scope, n=n))], [citation]
+        return [Prose(w.text("trend.none", noun=noun, scope=where, n=n))], [citation]
     interval = result.interval.value
     valued = [b for b in result.series if _has_value(plan, b)]
     high = max(valued, key=lambda b: b.value)
@@ -281,7 +253,7 @@ def compose_trend(
         "trend.text",
         adverb=w.interval_adverb(result.interval),
         noun=noun,
-        scope=scope,
+        scope=where,
         headline=headline,
         high=w.bucket_label(high.period, interval),
         high_value=shown(high.value),
@@ -304,7 +276,7 @@ def _shared_scope(plan: IntentPlan, w: Wording) -> str:
     if any(side.has_period for side in sides):
         update |= {"date_from": None, "date_to": None}
         return w.describe_filters(plan.model_copy(update=update))
-    return _scope(plan.model_copy(update=update), w)
+    return scope(plan.model_copy(update=update), w)
 
 
 def compose_compare(
@@ -314,7 +286,7 @@ def compose_compare(
     change in percent from the first side to the last."""
     w = w or wording()
     if result.by_currency:
-        return _per_currency(plan, result.by_currency, compose_compare, w)
+        return per_currency(plan, result.by_currency, compose_compare, w)
 
     def shown(value: Decimal | None) -> str:
         if value is None:
@@ -346,9 +318,9 @@ def compose_compare(
         )
         for label, side, citation in zip(labels, result.sides, citations, strict=True)
     )
-    scope = _shared_scope(plan, w)
+    shared = _shared_scope(plan, w)
     noun = w.figure_noun(plan.metric, plan.direction, plan.per)
-    lead = w.text("compare.text", noun=noun, scope=scope).strip()
+    lead = w.text("compare.text", noun=noun, scope=shared).strip()
     text = w.text("compare.figures", text=lead, figures=figures)
     difference, first, last = result.difference, labels[0], labels[-1]
     if difference is None:
@@ -378,16 +350,18 @@ def compose_compare(
 def compose_listing(plan: IntentPlan, result: ListingResult, w: Wording | None = None) -> Composed:
     w = w or wording()
     citation = transactions_citation(1, plan, result.total, w)
-    scope = _scope(plan, w)
+    where = scope(plan, w)
     if not result.rows:
-        return [Prose(w.text("listing.none", scope=scope))], [citation]
+        return [Prose(w.text("listing.none", scope=where))], [citation]
+    if plan.limit == 1 and plan.sort in (SortOrder.oldest, SortOrder.newest):
+        return first_or_last(plan, result.rows[0], result.total, w)
     lead = Prose(
         w.text(
             "listing.lead",
             shown=w.number(len(result.rows)),
             order=w.text(f"listing.{plan.sort.value}"),
             matching=w.plural(result.total, "matching transaction"),
-            scope=scope,
+            scope=where,
         )
     )
     more = len(result.rows) - MAX_TABLE_ROWS
@@ -739,10 +713,14 @@ def compose_clarify(plan: IntentPlan, w: Wording | None = None) -> Composed:
 
 
 def compose(
-    plan: IntentPlan, result: Result | None, embed: Embed | None = None, language: str = ENGLISH
+    plan: IntentPlan,
+    result: Result | None,
+    embed: Embed | None = None,
+    language: str = ENGLISH,
+    basis: Basis | None = None,
 ) -> tuple[str, list[Citation]]:
     """The deterministic answer text and its citations for any intent."""
-    parts, citations = compose_parts(plan, result, embed, language)
+    parts, citations = compose_parts(plan, result, embed, language, basis)
     return parts_markdown(parts), citations
 
 
@@ -754,15 +732,17 @@ def compose_answer(
     language: str = ENGLISH,
     behind: Sequence[StatementRows] = (),
     payee: PayeeLines | None = None,
+    basis: Basis | None = None,
 ) -> Answer:
-    """The deterministic answer in ``language``: its parts, their text and its citations.
-    ``behind``: statements the answer's rows came from that do not reconcile or were read by
-    OCR; the answer says so in one line, and its citations of rows say OCR. ``payee``: the
-    statement lines that answer a question about a payee whose rows did not land."""
+    """The deterministic answer in ``language``: its parts, their text and its citations,
+    and the line saying how its numbers were made. ``behind``: statements the answer's rows
+    came from that do not reconcile or were read by OCR; the answer says so in one line, and
+    its citations of rows say OCR. ``payee``: the statement lines that answer a question about
+    a payee whose rows did not land."""
     if payee is not None:
         parts, citations = compose_payee_lines(payee, wording(language))
     else:
-        parts, citations = compose_parts(plan, result, embed, language)
+        parts, citations = compose_parts(plan, result, embed, language, basis)
     if behind:
         w = wording(language)
         note = behind_note(behind, w)
@@ -785,6 +765,7 @@ def compose_answer(
         routed_plan=routed,
         parts=parts,
         language=wording(language).code,
+        basis=basis,
     )
 
 
@@ -813,19 +794,38 @@ def behind_note(behind: Sequence[StatementRows], w: Wording) -> str | None:
     )
 
 
+Compose = Callable[[IntentPlan, Any, "Embed | None", Wording], Composed]
+# How each result type is worded: one rule per type (tests/test_result_rules.py checks that
+# every type a result can be has one here, in the JSON writer, the checker of Gemini's numbers
+# and the charts).
+COMPOSERS: dict[type, Compose] = {
+    AggregateResult: lambda plan, result, embed, w: compose_aggregate(plan, result, w=w),
+    CompareResult: lambda plan, result, embed, w: compose_compare(plan, result, w=w),
+    TrendResult: lambda plan, result, embed, w: compose_trend(plan, result, w=w),
+    ListingResult: lambda plan, result, embed, w: compose_listing(plan, result, w),
+    TextQAResult: lambda plan, result, embed, w: compose_text_qa(plan, result, embed, w),
+    ShareResult: lambda plan, result, embed, w: compose_share(plan, result, 1, w),
+    PeakResult: lambda plan, result, embed, w: compose_peak(plan, result, 1, w),
+    ChangesResult: lambda plan, result, embed, w: compose_changes(plan, result, 1, w),
+    BalanceResult: lambda plan, result, embed, w: compose_balances(plan, result, 1, w),
+    RecurringResult: lambda plan, result, embed, w: compose_recurring(plan, result, 1, w),
+    AnomalyResult: lambda plan, result, embed, w: compose_anomalies(plan, result, 1, w),
+}
+
+
 def compose_parts(
-    plan: IntentPlan, result: Result | None, embed: Embed | None = None, language: str = ENGLISH
+    plan: IntentPlan,
+    result: Result | None,
+    embed: Embed | None = None,
+    language: str = ENGLISH,
+    basis: Basis | None = None,
 ) -> Composed:
-    """The deterministic answer's parts and its citations for any intent."""
+    """The deterministic answer's parts and its citations for any intent; with a ``basis``,
+    the line of what was counted and left out comes last."""
     w = wording(language)
-    if isinstance(result, AggregateResult):
-        return compose_aggregate(plan, result, w=w)
-    if isinstance(result, CompareResult):
-        return compose_compare(plan, result, w=w)
-    if isinstance(result, TrendResult):
-        return compose_trend(plan, result, w=w)
-    if isinstance(result, ListingResult):
-        return compose_listing(plan, result, w)
-    if isinstance(result, TextQAResult):
-        return compose_text_qa(plan, result, embed, w)
-    return compose_clarify(plan, w)
+    if result is None:
+        return compose_clarify(plan, w)
+    parts, citations = COMPOSERS[type(result)](plan, result, embed, w)
+    if basis is not None:
+        parts = [*parts, basis_note(basis, w)]
+    return parts, citations

@@ -27,6 +27,7 @@ from datetime import date
 from decimal import Decimal
 from functools import cache
 from itertools import pairwise
+from typing import Any
 
 from google import genai
 from google.genai import types
@@ -34,7 +35,20 @@ from google.genai import types
 from elastic.errors import ModelError, ModelOutputRejected
 from elastic.masking import mask_account_numbers
 from elastic.model.plan import Intent, IntentPlan, Metric
-from elastic.model.results import AggregateResult, ListingResult, TextQAResult, TrendResult
+from elastic.model.records import Transaction
+from elastic.model.results import (
+    AggregateResult,
+    AnomalyResult,
+    BalanceResult,
+    ChangesResult,
+    CompareResult,
+    ListingResult,
+    PeakResult,
+    RecurringResult,
+    ShareResult,
+    TextQAResult,
+    TrendResult,
+)
 from llm.answering.answer import Answer, Result
 from llm.answering.wording import ENGLISH, wording
 from llm.prompts import COMPOSER_INSTRUCTION, composer_prompt
@@ -238,32 +252,131 @@ def _percent_changes(values: list[Decimal]) -> Iterator[Decimal]:
     return (Decimal(100) * (new - old) / old for old, new in pairs if old)
 
 
+def _aggregate_facts(facts: Facts, plan: IntentPlan, result: AggregateResult) -> None:
+    facts.add_numbers(result.value, result.count, len(result.groups))
+    for group in result.groups:
+        facts.add_numbers(group.value, group.count)
+        if result.metric in (Metric.sum, Metric.count) and result.value and group.value:
+            facts.percents.add(Decimal(100) * group.value / result.value)  # share of total
+
+
+def _trend_facts(facts: Facts, plan: IntentPlan, result: TrendResult) -> None:
+    for buckets in (result.series, *result.splits.values()):
+        values = [b.value for b in buckets]
+        facts.add_numbers(sum(values, Decimal(0)), sum(b.count for b in buckets), len(buckets))
+        facts.add_numbers(*values, *(b.count for b in buckets))
+        facts.add_days(*(b.period for b in buckets))
+        facts.percents.update(_percent_changes(values))
+
+
+def _listing_facts(facts: Facts, plan: IntentPlan, result: ListingResult) -> None:
+    facts.add_numbers(plan.limit, result.total, len(result.rows))
+    _rows_facts(facts, result.rows)
+
+
+def _rows_facts(facts: Facts, rows: Iterable[Transaction]) -> None:
+    for row in rows:
+        facts.add_numbers(row.amount, row.balance)
+        facts.add_days(row.date)
+
+
+def _text_qa_facts(facts: Facts, plan: IntentPlan, result: TextQAResult) -> None:
+    for hit in result.hits:
+        facts.add_numbers(hit.page)
+        facts.add_days(hit.statement_from, hit.statement_to)
+    for fact in result.facts:
+        facts.add_numbers(fact.amount)
+        facts.add_days(fact.as_of, fact.day)
+
+
+def _compare_facts(facts: Facts, plan: IntentPlan, result: CompareResult) -> None:
+    """Each side's figure (and what it was made of), and the difference and change."""
+    for side in result.sides:
+        facts.add_days(side.plan.date_from, side.plan.date_to)
+        _aggregate_facts(facts, side.plan, side.result)
+    facts.add_numbers(result.difference, len(result.sides))
+    if result.change_pct is not None:
+        facts.percents.add(result.change_pct)
+
+
+def _share_facts(facts: Facts, plan: IntentPlan, result: ShareResult) -> None:
+    facts.add_numbers(result.part.value, result.part.count)
+    facts.add_numbers(result.whole.value, result.whole.count)
+    if result.pct is not None:
+        facts.percents.add(result.pct)
+
+
+def _peak_facts(facts: Facts, plan: IntentPlan, result: PeakResult) -> None:
+    _trend_facts(facts, plan, result.trend)
+    facts.add_numbers(result.ties, result.empty)
+
+
+def _changes_facts(facts: Facts, plan: IntentPlan, result: ChangesResult) -> None:
+    for side in result.sides:
+        facts.add_days(side.plan.date_from, side.plan.date_to)
+        _aggregate_facts(facts, side.plan, side.result)
+    for row in result.rows:
+        facts.add_numbers(row.first, row.last, row.first_count, row.last_count)
+        if row.difference is not None:
+            facts.add_numbers(abs(row.difference))
+        if row.change_pct is not None:
+            facts.percents.add(row.change_pct)
+
+
+def _balance_facts(facts: Facts, plan: IntentPlan, result: BalanceResult) -> None:
+    for account in result.accounts:
+        facts.add_numbers(account.stated, account.rows, len(account.gaps))
+        facts.add_days(account.known_from, account.known_to)
+        for day in account.daily:
+            facts.add_numbers(day.amount)
+            facts.add_days(day.day)
+        for gap in account.gaps:
+            facts.add_numbers(gap.stated, gap.computed, gap.difference)
+            facts.add_days(gap.day)
+
+
+def _recurring_facts(facts: Facts, plan: IntentPlan, result: RecurringResult) -> None:
+    facts.add_numbers(len(result.series), result.rows, *result.monthly.values())
+    facts.add_numbers(sum(1 for s in result.series if s.active))
+    for series in result.series:
+        facts.add_numbers(series.amount, series.monthly, series.count, series.every)
+        facts.add_days(series.first, series.last)
+        for change in series.price_changes:
+            facts.add_numbers(change.before, change.after)
+            facts.add_days(change.day)
+
+
+def _anomaly_facts(facts: Facts, plan: IntentPlan, result: AnomalyResult) -> None:
+    facts.add_numbers(result.rows, len(result.doubles), len(result.high))
+    for double in result.doubles:
+        facts.add_numbers(double.amount, len(double.rows))
+        _rows_facts(facts, double.rows)
+    for high in result.high:
+        facts.add_numbers(high.usual, high.times, high.charges, abs(high.row.amount))
+        _rows_facts(facts, [high.row])
+
+
+FactsOf = Callable[[Facts, IntentPlan, Any], None]
+# What each result type lets an answer state: one rule per type (tests/test_result_rules.py).
+FACTS: dict[type, FactsOf] = {
+    AggregateResult: _aggregate_facts,
+    TrendResult: _trend_facts,
+    ListingResult: _listing_facts,
+    TextQAResult: _text_qa_facts,
+    CompareResult: _compare_facts,
+    ShareResult: _share_facts,
+    PeakResult: _peak_facts,
+    ChangesResult: _changes_facts,
+    BalanceResult: _balance_facts,
+    RecurringResult: _recurring_facts,
+    AnomalyResult: _anomaly_facts,
+}
+
+
 def _add_result(facts: Facts, plan: IntentPlan, result: Result | None) -> None:
-    if isinstance(result, AggregateResult):
-        facts.add_numbers(result.value, result.count, len(result.groups))
-        for group in result.groups:
-            facts.add_numbers(group.value, group.count)
-            if result.metric in (Metric.sum, Metric.count) and result.value and group.value:
-                facts.percents.add(Decimal(100) * group.value / result.value)  # share of total
-    elif isinstance(result, TrendResult):
-        for buckets in (result.series, *result.splits.values()):
-            values = [b.value for b in buckets]
-            facts.add_numbers(sum(values, Decimal(0)), sum(b.count for b in buckets), len(buckets))
-            facts.add_numbers(*values, *(b.count for b in buckets))
-            facts.add_days(*(b.period for b in buckets))
-            facts.percents.update(_percent_changes(values))
-    elif isinstance(result, ListingResult):
-        facts.add_numbers(plan.limit, result.total, len(result.rows))
-        for row in result.rows:
-            facts.add_numbers(row.amount, row.balance)
-            facts.add_days(row.date)
-    elif isinstance(result, TextQAResult):
-        for hit in result.hits:
-            facts.add_numbers(hit.page)
-            facts.add_days(hit.statement_from, hit.statement_to)
-        for fact in result.facts:
-            facts.add_numbers(fact.amount)
-            facts.add_days(fact.as_of, fact.day)
+    if result is None:
+        return
+    FACTS[type(result)](facts, plan, result)
     for part in getattr(result, "by_currency", ()):
         _add_result(facts, plan, part)
 

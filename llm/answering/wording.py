@@ -184,6 +184,22 @@ class Wording:
     def group_word(self, group: str | None) -> str:
         return self.text(f"group.{group or 'group'}")
 
+    def group_plural(self, group: str) -> str:
+        """What groups of a kind are called, counted: ``merchants``, ``categories``."""
+        key = f"group_plural.{group}"
+        return self.text(key) if self.has(key) else self.group_word(group)
+
+    def group_key(self, group: str | None, key: str) -> str:
+        """A group's key as answers name it: days of the week and weekday or weekend in the
+        language; names from the data as they are."""
+        worded = f"group_key.{key}"
+        return self.text(worded) if group in ("weekday", "weekend") and self.has(worded) else key
+
+    def cadence(self, interval: Interval, every: int = 1) -> str:
+        """How often a recurring charge comes: ``monthly``, ``every two weeks``."""
+        key = f"cadence.{interval.value}" + (f"_{every}" if every > 1 else "")
+        return self.text(key) if self.has(key) else self.text(f"cadence.{interval.value}")
+
     def fact_label(self, name: str) -> str:
         key = f"fact.{name}"
         return self.text(key) if self.has(key) else name.replace("_", " ")
@@ -325,6 +341,21 @@ class Wording:
         names = ", ".join([*side.categories, *side.merchants, *side.accounts])
         period = self.period_name(side.date_from, side.date_to) if side.has_period else ""
         return " · ".join(part for part in (names, period) if part)
+
+
+def plan_kind(plan: IntentPlan) -> str:
+    """What a plan asks for, as the chat's "Understood as" names it (``chrome.kind_<kind>``):
+    a kind beyond totals, a comparison, else its intent."""
+    kinds = (
+        ("share", plan.share_of),
+        ("peak", plan.peak),
+        ("changes", plan.changes),
+        ("balance", plan.balance),
+        ("recurring", plan.recurring),
+        ("anomaly", plan.anomaly),
+        ("compare", plan.compare),
+    )
+    return next((kind for kind, asked in kinds if asked), plan.intent.value)
 
 
 @cache

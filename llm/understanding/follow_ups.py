@@ -19,6 +19,7 @@ from elastic.model.plan import (
     IntentPlan,
     Interval,
     Metric,
+    Peak,
     SortOrder,
 )
 from llm.understanding import patterns as p
@@ -59,13 +60,22 @@ def _asks(r: Reading, body: str) -> bool:
         or r.is_listing
         or r.interval
         or r.group_by
+        or _kind(r)
     )
+
+
+def _kind(r: Reading) -> bool:
+    """A kind of question beyond totals says what it asks and what it measures: "did anything
+    charge me twice?", "list my recurring payments", "my savings rate"."""
+    return bool(r.anomaly or r.recurring or r.first_or_last or r.share_of or r.peak or r.balance)
 
 
 def _measured(r: Reading) -> bool:
     """Whether the question says what is measured: money in or out, rows, a name of the user's
     data, a kind of row, a statement figure."""
-    return bool(r.direction or r.has(p.ROW_NOUN) or r.is_text_qa or _named(r) or r.unknown_name)
+    return bool(
+        r.direction or r.has(p.ROW_NOUN) or r.is_text_qa or _named(r) or r.unknown_name or _kind(r)
+    )
 
 
 def _about(r: Reading) -> bool:
@@ -173,12 +183,34 @@ def _replaces_sides(r: Reading, plan: IntentPlan) -> bool:
     )
 
 
+def _peak_word(r: Reading) -> Metric | None:
+    """The words "the lowest" and "the highest" as a peak names them."""
+    if p.PEAK_LOWEST.search(r.rest):
+        return Metric.min
+    return Metric.max if p.PEAK_HIGHEST.search(r.rest) else None
+
+
 def _keep_shapes(plan: IntentPlan) -> None:
     """Drop the shapes a reshaped follow-up no longer has: a comparison, an average per
-    interval and top groups belong to aggregates (IntentPlan's rules)."""
+    interval and top groups belong to aggregates, a peak to a trend, a share to an ungrouped
+    sum, recurring payments and charges to check to their rows (IntentPlan's rules)."""
     aggregate = plan.intent is Intent.aggregate
-    if not aggregate or plan.group_by:
+    if not aggregate or (plan.group_by and not _periods_only(plan)):
         plan.compare = []
+    if not plan.changes:
+        plan.change = None
+    plain = aggregate and not plan.group_by and not plan.compare
+    if not (plain and plan.metric is Metric.sum):
+        plan.share_of = None
+    trend = plan.intent is Intent.trend and not plan.split_by_category
+    if not trend:
+        plan.peak = None
+    if plan.intent is not Intent.listing:
+        plan.anomaly = None
+    if not (plan.intent is Intent.listing or plain):
+        plan.recurring = False
+    if not (trend or (plain and plan.metric in BALANCE_METRICS)):
+        plan.balance = False
     if not (aggregate and plan.metric is Metric.avg and not plan.group_by):
         plan.per = None
     if not (aggregate and plan.group_by):
@@ -218,6 +250,16 @@ def _reshape(r: Reading, plan: IntentPlan) -> None:
         plan.top = r.limit  # "top 3?" after spending by merchant
     elif plan.metric in (Metric.min, Metric.max) and (bare := r.superlative):
         plan.metric = bare  # "and the smallest?" after the largest purchase
+    elif plan.peak and (bare := r.superlative or _peak_word(r)):
+        plan.peak = Peak.lowest if bare is Metric.min else Peak.highest  # "and the lowest?"
+
+
+BALANCE_METRICS = (Metric.sum, Metric.min, Metric.max)
+
+
+def _periods_only(plan: IntentPlan) -> bool:
+    """Two sides that are periods: groups compared across them are the biggest changes."""
+    return len(plan.compare) == 2 and all(side.has_period for side in plan.compare)
 
 
 def carried_slots(plan: IntentPlan) -> list[str]:

@@ -68,6 +68,7 @@ from datetime import date
 
 from elastic.model.plan import (
     TRANSFERS_CATEGORY,
+    Anomaly,
     Direction,
     GroupBy,
     Intent,
@@ -75,6 +76,7 @@ from elastic.model.plan import (
     Interval,
     Message,
     Metric,
+    ShareOf,
     SortOrder,
 )
 from elastic.model.results import Vocabulary
@@ -292,6 +294,100 @@ def _beyond(key: str) -> Act:
     return lambda t: t.router.off_topic(Message(key=key))
 
 
+# --- kinds of question beyond totals ------------------------------------------------------------
+
+
+def _kind(intent: Intent, **fields: object) -> Act:
+    """The question asked as ``intent``, reshaped into a kind (a share, recurring payments
+    ...) by the fields ``fields`` names as functions of the reading."""
+
+    def act(t: Turn) -> IntentPlan:
+        plan = t.router.standalone(t, intent)
+        if plan.intent is Intent.clarify:
+            return plan
+        update = {
+            name: value(t.reading) if callable(value) else value for name, value in fields.items()
+        }
+        return IntentPlan.model_validate(plan.model_dump() | KIND_RESET | update)
+
+    return act
+
+
+# Shapes of other questions a kind does not have.
+KIND_RESET: dict[str, object] = {
+    "group_by": None,
+    "top": None,
+    "per": None,
+    "compare": [],
+    "metric": Metric.sum,
+    "split_by_category": False,
+}
+
+
+def _paid(r: Reading) -> Direction:
+    """Payments, unless money in is asked."""
+    return Direction.in_ if r.direction is Direction.in_ else Direction.out
+
+
+def _share_direction(r: Reading) -> Direction:
+    if r.savings_rate:
+        return Direction.net
+    if r.share_of is ShareOf.income:  # "% of my income goes to rent": spending, of income
+        return Direction.out
+    return r.direction if r.direction in (Direction.out, Direction.in_) else Direction.out
+
+
+def _peak(t: Turn) -> IntentPlan:
+    r = t.reading
+    assert r.peak is not None
+    peak, unit = r.peak
+    plan = t.router.standalone(t, Intent.trend)
+    if plan.intent is Intent.clarify:
+        return plan
+    metric = Metric.count if r.metric is Metric.count else Metric.sum
+    update = KIND_RESET | {"intent": Intent.trend, "peak": peak, "interval": unit, "metric": metric}
+    return IntentPlan.model_validate(plan.model_dump() | update)
+
+
+def _changes(t: Turn) -> IntentPlan:
+    """The groups of a comparison of two periods, biggest changes first."""
+    r = t.reading
+    plan = t.router.standalone(t, Intent.aggregate)
+    if not plan.compare:
+        return plan
+    merchants = r.group_by is GroupBy.merchant or p.GROUP_MERCHANT.search(r.rest)
+    group = r.group_by or (GroupBy.merchant if merchants else GroupBy.category)
+    update = {"group_by": group, "change": r.change, "top": r.limit}
+    return IntentPlan.model_validate(plan.model_dump() | update)
+
+
+def _balance(t: Turn) -> IntentPlan:
+    """Balances built from the rows: on a day, the lowest or highest, or over time."""
+    r = t.reading
+    kind = r.balance
+    metric = {"min": Metric.min, "max": Metric.max}.get(kind or "", Metric.sum)
+    return IntentPlan(
+        intent=Intent.trend if kind == "trend" else Intent.aggregate,
+        balance=True,
+        metric=metric,
+        interval=r.interval or Interval.month,
+        accounts=r.accounts,
+        currency=r.currency,
+        date_from=r.dates.start if r.dates else None,
+        date_to=r.dates.end if r.dates else None,
+        direction=Direction.any,
+    )
+
+
+def _first_or_last(t: Turn) -> IntentPlan:
+    r = t.reading
+    plan = t.router.standalone(t, Intent.listing)
+    if plan.intent is Intent.clarify:
+        return plan
+    update = KIND_RESET | {"sort": r.first_or_last, "limit": 1}
+    return IntentPlan.model_validate(plan.model_dump() | update)
+
+
 def _which_account(t: Turn) -> IntentPlan:
     """One account asked for by a name several answer to: which one, each as a question."""
     r = t.reading
@@ -331,9 +427,47 @@ RULES: tuple[Rule, ...] = (
     # How the question's words were read: misspellings put right, everyday words for categories.
     Rule("typo", lambda t: bool(t.reading.corrected) or Tier.typo in t.reading.tiers),
     Rule("synonym", lambda t: Tier.synonym in t.reading.tiers),
+    # Shapes a question asks for that the rules below keep: said only.
+    Rule("weekday_split", lambda t: t.reading.group_by in (GroupBy.weekday, GroupBy.weekend)),
+    Rule("median", lambda t: t.reading.metric is Metric.median),
+    Rule("distinct_count", lambda t: t.reading.metric is Metric.distinct),
     Rule("follow_up", _follows, lambda t: t.router.follow_up(t)),
     # A complete question after an answer starts fresh: nothing is carried over.
     Rule("fresh_question", _answered_before),
+    # Kinds of question beyond totals, before the words of a total ("how much") decide.
+    Rule(
+        "double_charges",
+        lambda t: t.reading.anomaly is Anomaly.double,
+        _kind(Intent.listing, anomaly=Anomaly.double, direction=Direction.out),
+    ),
+    Rule(
+        "unusual_charges",
+        lambda t: t.reading.anomaly is not None,
+        _kind(Intent.listing, anomaly=lambda r: r.anomaly, direction=Direction.out),
+    ),
+    Rule(
+        "recurring_payments",
+        lambda t: t.reading.recurring,
+        lambda t: _kind(
+            Intent.aggregate if t.reading.recurring_cost else Intent.listing,
+            recurring=True,
+            direction=_paid,
+        )(t),
+    ),
+    Rule("first_or_last_payment", lambda t: t.reading.first_or_last is not None, _first_or_last),
+    Rule("balance_over_time", lambda t: t.reading.balance is not None, _balance),
+    Rule(
+        "savings_rate",
+        lambda t: t.reading.savings_rate,
+        _kind(Intent.aggregate, share_of=ShareOf.income, direction=Direction.net),
+    ),
+    Rule(
+        "share_of_whole",
+        lambda t: t.reading.share_of is not None,
+        _kind(Intent.aggregate, share_of=lambda r: r.share_of, direction=_share_direction),
+    ),
+    Rule("peak_period", lambda t: t.reading.peak is not None, _peak),
+    Rule("biggest_changes", lambda t: t.reading.asks_changes, _changes),
     # What the question asks for, first match wins.
     Rule("how_much_word", lambda t: t.reading.has(p.HOW_MUCH), _ask(Intent.aggregate)),
     Rule("statement_text", lambda t: t.reading.is_text_qa, _ask(Intent.text_qa)),
@@ -473,6 +607,8 @@ class OfflineRouter:
             plan.per = r.per
             if comparison:
                 compare_into(plan, comparison)
+            elif plan.metric is Metric.distinct:
+                plan.group_by = r.distinct_of
             elif not plan.per:
                 month = r.interval is Interval.month
                 plan.group_by = r.group_by or (GroupBy.month if month else None)

@@ -64,6 +64,7 @@ TREND = lexicon.cue("intent.trend")
 LIST_STRONG = lexicon.cue("intent.list_strong")
 LIST_VERB = lexicon.cue("intent.list_verb")
 COUNT_METRIC = lexicon.cue("metric.count")
+MEDIAN = lexicon.cue("metric.median")
 AVERAGE = lexicon.cue("metric.average")
 INTERVALS = [
     (Interval(unit), lexicon.cue(f"interval.{unit}")) for unit in lexicon.table("interval")
@@ -90,6 +91,11 @@ GROUP_ACCOUNT = re.compile(
 )
 TOP_GROUPS = re.compile(rf"\b{_TOP}\b")
 BREAKDOWN = lexicon.cue("groups.breakdown")
+GROUP_WEEKDAY = lexicon.cue("groups.weekday_phrases")
+GROUP_WEEKEND = lexicon.cue("groups.weekend_phrases")
+DISTINCT = lexicon.cue("groups.distinct")
+DISTINCT_CATEGORY = lexicon.cue("groups.distinct_category")
+DISTINCT_ACCOUNT = lexicon.cue("groups.distinct_account")
 LARGEST = re.compile(rf"\b(?:{LARGEST_WORD}|{_any('sort.largest')})\b")
 SMALLEST = re.compile(rf"\b{SMALLEST_WORD}\b")
 OLDEST = lexicon.cue("sort.oldest")
@@ -101,6 +107,48 @@ LIMITS = (
     re.compile(rf"\b{_any('limits.before_count')}\s+(?P<n>{COUNT})\b"),
     re.compile(rf"\b(?P<n>{COUNT})\s+(?:{_WORD}\s+){{0,2}}?{MANY_ROWS}\b"),
 )
+
+# --- kinds of question beyond totals ----------------------------------------------------------
+SHARE = lexicon.cue("kinds.share")
+OF_INCOME = lexicon.cue("kinds.of_income")
+SAVINGS_RATE = lexicon.cue("kinds.savings_rate")
+UNITS = {word: Interval(unit) for unit, words in lexicon.table("unit").items() for word in words}
+_UNIT = "(?:" + "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True)) + ")"
+_HIGHEST = _any("kinds.peak_highest")
+_LOWEST = _any("kinds.peak_lowest")
+PEAK_HIGHEST = re.compile(rf"\b{_HIGHEST}\b")
+PEAK_LOWEST = re.compile(rf"\b{_LOWEST}\b")
+# "which month", "in what quarter": a period asked for by its rank.
+PEAK_WHICH = re.compile(rf"\b{_any('kinds.peak_which')}\s+(?P<unit>{_UNIT})\b")
+# "my cheapest month", "the highest-spending quarter", "best month for income".
+PEAK_NAMED = re.compile(
+    rf"\b(?P<sup>{_HIGHEST}|{_LOWEST})(?:[- ](?:spending|earning|income|paying))?[- ]"
+    rf"(?P<unit>{_UNIT})\b"
+)
+CHANGES = {
+    "grew": lexicon.cue("kinds.changes_grew"),
+    "shrank": lexicon.cue("kinds.changes_shrank"),
+    "either": lexicon.cue("kinds.changes_either"),
+}
+CHANGES_GROUPS = lexicon.cue("kinds.changes_groups")
+# "from A to B", "between A and B" in a question about changes: the two periods compared.
+CHANGES_JOINED = tuple(re.compile(rf"\b{entry}") for entry in lexicon.words("kinds.changes_joined"))
+BALANCE_LOWEST = lexicon.cue("kinds.balance_lowest")
+BALANCE_HIGHEST = lexicon.cue("kinds.balance_highest")
+BALANCE_OVER_TIME = lexicon.cue("kinds.balance_over_time")
+BALANCE_STATED = lexicon.cue("kinds.balance_stated")
+RECURRING = lexicon.cue("kinds.recurring")
+RECURRING_COST = lexicon.cue("kinds.recurring_cost")
+DOUBLE = lexicon.cue("kinds.double")
+HIGH = lexicon.cue("kinds.high")
+UNUSUAL = lexicon.cue("kinds.unusual")
+FIRST = lexicon.cue("kinds.first")
+LAST = lexicon.cue("kinds.last")
+# Words of these kinds are what is asked, never a name of the user's data ("duplicate charges").
+KIND_CUES = (
+    DOUBLE, HIGH, UNUSUAL, RECURRING, DISTINCT, MEDIAN, GROUP_WEEKDAY, GROUP_WEEKEND, SHARE,
+    SAVINGS_RATE, FIRST, LAST,
+)  # fmt: skip
 
 # --- statements -------------------------------------------------------------------------------
 PERSONAL = lexicon.cue("statement.personal")

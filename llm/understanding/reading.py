@@ -18,6 +18,8 @@ from elastic.model.plan import (
     MAX_LIMIT,
     MAX_SIDES,
     TRANSFERS_CATEGORY,
+    Anomaly,
+    Change,
     CompareSide,
     Direction,
     GroupBy,
@@ -25,6 +27,8 @@ from elastic.model.plan import (
     Interval,
     Metric,
     PaymentKind,
+    Peak,
+    ShareOf,
     SortOrder,
 )
 from elastic.model.results import Vocabulary
@@ -153,11 +157,16 @@ class Reading:
 
     @property
     def interval(self) -> Interval | None:
-        return next((iv for iv, pattern in p.INTERVALS if self.has(pattern)), None)
+        """The interval of a trend or grouping; "by day of the week" names days of the week,
+        not days."""
+        rest = blank(self.rest, [m.span() for m in p.GROUP_WEEKDAY.finditer(self.rest)])
+        return next((iv for iv, pattern in p.INTERVALS if pattern.search(rest)), None)
 
     @property
     def group_by(self) -> GroupBy | None:
         groups = (
+            (GroupBy.weekend, p.GROUP_WEEKEND),
+            (GroupBy.weekday, p.GROUP_WEEKDAY),
             (GroupBy.category, p.GROUP_CATEGORY),
             (GroupBy.merchant, p.GROUP_MERCHANT),
             (GroupBy.account, p.GROUP_ACCOUNT),
@@ -188,6 +197,10 @@ class Reading:
 
     @property
     def metric(self) -> Metric | None:
+        if self.has(p.DISTINCT):
+            return Metric.distinct
+        if self.has(p.MEDIAN):
+            return Metric.median
         if self.has(p.COUNT_METRIC):
             return Metric.count
         if self.has(p.AVERAGE):
@@ -271,7 +284,8 @@ class Reading:
 
     @property
     def is_listing(self) -> bool:
-        if self.has(p.AGGREGATE) or self.has(p.TREND) or self.group_by or self.interval:
+        figure = self.has(p.AGGREGATE) or self.has(p.MEDIAN) or self.has(p.DISTINCT)
+        if figure or self.has(p.TREND) or self.group_by or self.interval:
             return False
         if self.has(p.LIST_STRONG):
             return True
@@ -282,6 +296,108 @@ class Reading:
         if self.has(p.AMOUNT_TALK) and self.limit is None and self.sort is None:
             return False
         return self.has(p.ROW_NOUN) and (self.has(p.LIST_VERB) or self.limit is not None)
+
+    # --- kinds of question beyond totals --------------------------------------------------------
+
+    @property
+    def distinct_of(self) -> GroupBy:
+        """What a distinct count counts: categories, accounts, else merchants."""
+        found = p.DISTINCT.search(self.rest)
+        after = self.rest[found.end() :].split()[:2] if found else []
+        named = " ".join([found.group() if found else "", *after])
+        if p.DISTINCT_CATEGORY.search(named):
+            return GroupBy.category
+        if p.DISTINCT_ACCOUNT.search(named):
+            return GroupBy.account
+        return GroupBy.merchant
+
+    @property
+    def savings_rate(self) -> bool:
+        """Net cash flow as a share of income: "my savings rate", "% of my income I kept"."""
+        return self.has(p.SAVINGS_RATE)
+
+    @property
+    def share_of(self) -> ShareOf | None:
+        """A figure asked as a share: of income ("% of my income goes to rent", the savings
+        rate), or of the same figure without its subject ("% of my spending on dining")."""
+        if self.savings_rate:
+            return ShareOf.income
+        if not self.has(p.SHARE):
+            return None
+        return ShareOf.income if self.has(p.OF_INCOME) else ShareOf.total
+
+    @property
+    def peak(self) -> tuple[Peak, Interval] | None:
+        """The highest or lowest interval asked for, and its unit: "which month ... most",
+        "my cheapest month"."""
+        if self.has(p.GROUP_WEEKDAY):  # "which day of the week": days of the week, grouped
+            return None
+        if named := p.PEAK_NAMED.search(self.rest):
+            lowest = p.PEAK_LOWEST.fullmatch(named.group("sup"))
+            return (Peak.lowest if lowest else Peak.highest), p.UNITS[named.group("unit")]
+        which = p.PEAK_WHICH.search(self.rest)
+        if which is None:
+            return None
+        high, low = p.PEAK_HIGHEST.search(self.rest), p.PEAK_LOWEST.search(self.rest)
+        if not (high or low):
+            return None
+        first = min((m for m in (high, low) if m), key=lambda m: m.start())
+        kind = Peak.lowest if first is low else Peak.highest
+        return kind, p.UNITS[which.group("unit")]
+
+    @property
+    def asks_changes(self) -> bool:
+        """Groups compared across two periods: which grew, shrank or changed most."""
+        periods = sum(1 for item in self.items if item.kind == "period")
+        changes = any(self.has(pattern) for pattern in p.CHANGES.values())
+        return periods >= 2 and changes and self.has(p.CHANGES_GROUPS)
+
+    @property
+    def change(self) -> Change | None:
+        """Which changes come first: rises, falls, or (None) the largest either way."""
+        for name, pattern in p.CHANGES.items():
+            if self.has(pattern):
+                return None if name == "either" else Change(name)
+        return None
+
+    @property
+    def balance(self) -> str | None:
+        """A balance built from the rows: "min" or "max" over a period, a "trend", or on a
+        "day"; None for a balance a statement states (opening, closing, due ...)."""
+        if not p.BALANCE.search(self.unnamed) or p.BALANCE_STATED.search(self.unnamed):
+            return None
+        if self.has(p.BALANCE_LOWEST):
+            return "min"
+        if self.has(p.BALANCE_HIGHEST):
+            return "max"
+        if self.has(p.BALANCE_OVER_TIME) or self.has(p.TREND) or self.interval:
+            return "trend"
+        one_day = self.dates is not None and self.dates.start == self.dates.end
+        return "day" if one_day and self.dates and self.dates.start else None
+
+    @property
+    def recurring(self) -> bool:
+        return self.has(p.RECURRING)
+
+    @property
+    def recurring_cost(self) -> bool:
+        """What recurring payments cost, rather than a list of them."""
+        return self.has(p.RECURRING_COST) or self.has(p.HOW_MUCH)
+
+    @property
+    def anomaly(self) -> Anomaly | None:
+        if self.has(p.DOUBLE):
+            return Anomaly.double
+        if self.has(p.HIGH):
+            return Anomaly.high
+        return Anomaly.any if self.has(p.UNUSUAL) else None
+
+    @property
+    def first_or_last(self) -> SortOrder | None:
+        """The first payment (oldest) or the last (newest) asked for by when it was."""
+        if self.has(p.FIRST):
+            return SortOrder.oldest
+        return SortOrder.newest if self.has(p.LAST) else None
 
     def facts(self) -> list[str]:
         """The statement fact the question asks the value of ("closing balance"), at most one."""
@@ -318,6 +434,7 @@ class Reader:
         items = [
             Item("accounts", span, (name,)) for span, name in zip(spans, accounts, strict=True)
         ]
+        rest = _changes_joined(rest)
         if p.COMPARING.search(rest) and not p.VERSUS.search(rest):
             rest = _joined_as_versus(rest)
         relative = p.RELATIVE.search(rest)
@@ -387,6 +504,7 @@ class Reader:
         paid_spans = [(k, m.span()) for k, pattern in PAYMENT_KINDS for m in pattern.finditer(paid)]
         kinds = tuple(dict.fromkeys(kind for kind, _ in paid_spans))
         known = [m.span for m in matches] + fee_spans + [span for _, span in paid_spans]
+        known += [m.span() for cue in p.KIND_CUES for m in cue.finditer(rest)]
         unmatched = blank(unmatched, [span for _, span in paid_spans])
         return Reading(
             question=question.strip(),
@@ -609,6 +727,17 @@ def _joined_as_versus(rest: str) -> str:
         if match := pattern.search(rest):
             start, end = match.span("join")
             return rest[:start] + "vs".ljust(end - start) + rest[end:]
+    return rest
+
+
+def _changes_joined(rest: str) -> str:
+    """``rest`` with the two periods of a question about changes ("grew most from Q1 to
+    Q2") read as compared: the joining word as "vs", the word before the first left out."""
+    for pattern in p.CHANGES_JOINED:
+        if match := pattern.search(rest):
+            (start, end), lead = match.span("join"), match.span("lead")
+            rest = rest[:start] + "vs".ljust(end - start) + rest[end:]
+            return blank(rest, [lead])
     return rest
 
 

@@ -15,7 +15,7 @@ from streamlit.elements.lib.mutable_status_container import StatusContainer
 
 from elastic.model.results import Vocabulary
 from llm.answering.answer import Answer, Note, Prose, Suggestions
-from llm.answering.wording import Wording, account_option_label, wording
+from llm.answering.wording import Wording, account_option_label, plan_kind, wording
 from llm.pipeline import Scope
 from ui.answer_text import inert_text, link_citations, plain_markdown
 from ui.carried import carried_chips
@@ -93,7 +93,7 @@ def _done_label(answer: Answer) -> str:
 def _step_lines(answer: Answer) -> None:
     """What the question was understood as, and how long each stage took."""
     w = wording(answer.language)
-    kind = "compare" if answer.plan.compare else answer.intent.value
+    kind = plan_kind(answer.plan)
     st.markdown(w.text("chrome.understood", kind=w.text(f"chrome.kind_{kind}")))
     for stage, ms in answer.timings_ms.items():
         _step_line(w, stage, ms)

@@ -10,8 +10,9 @@ import streamlit as st
 
 from elastic.model.plan import Direction, Intent, IntentPlan, SortOrder
 from elastic.model.results import ListingResult, StatementInfo, Vocabulary
-from llm.answering.wording import account_label, account_option_label, bucket_label
+from llm.answering.wording import account_label, account_option_label, bucket_label, wording
 from ui.answer_text import plain_markdown
+from ui.charts import recurring_frame
 from ui.context import AppContext, app_context, data_changed
 from ui.faults import show_fault
 from ui.frames import reconciliation_mark
@@ -214,6 +215,23 @@ def _category_correction(context: AppContext, vocabulary: Vocabulary) -> None:
             st.warning("Choose a merchant and a category.", icon=":material/warning:")
 
 
+def _recurring_tab(context: AppContext) -> None:
+    """The recurring payments and subscriptions found in the user's rows, with what the active
+    ones cost a month."""
+    result = context.pipeline.recurring(context.user_id)
+    if not result.series:
+        st.info("No recurring payments found yet.", icon=":material/info:")
+        return
+    words = wording("en")
+    active = sum(1 for s in result.series if s.active)
+    monthly = ", ".join(words.money(v, c) for c, v in result.monthly.items())
+    st.caption(
+        f"{len(result.series):,} recurring payments, {active:,} still running, "
+        f"costing {monthly} a month."
+    )
+    st.dataframe(recurring_frame(result, words), hide_index=True, key="recurring-table")
+
+
 def _forget_panel(context: AppContext) -> None:
     """Delete one file's data, or all of it, from the store and the kept PDFs."""
     pipeline = context.pipeline
@@ -246,12 +264,16 @@ def sources_page() -> None:
     engine_panel(context)
     st.title("Sources", anchor=False)
     st.caption("Everything the answers are computed from, exactly as it was ingested.")
-    statements_tab, transactions_tab = st.tabs(["Statements", "Transactions"])
+    statements_tab, transactions_tab, recurring_tab = st.tabs(
+        ["Statements", "Transactions", "Recurring"]
+    )
     try:
         _forget_panel(context)
         with statements_tab:
             _statements_tab(context)
         with transactions_tab:
             _transactions_tab(context)
+        with recurring_tab:
+            _recurring_tab(context)
     except Exception as exc:
         show_fault("Your sources could not be shown", exc, "Try again in a moment.")
