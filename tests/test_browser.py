@@ -26,6 +26,7 @@ from tests.app_server import (
     sample_transactions,
     spent,
 )
+from tests.reliability import record
 
 pytestmark = pytest.mark.browser
 
@@ -255,6 +256,7 @@ def test_citations_open_the_source_viewer(page: Page, steps: Steps) -> None:
         expect(viewer.locator("table.fs-tx")).to_be_visible()
 
 
+@pytest.mark.reliability
 def test_pages_refuse_framing_and_statement_pages_have_no_address(
     page: Page, steps: Steps, server: AppServer
 ) -> None:
@@ -286,6 +288,13 @@ def test_pages_refuse_framing_and_statement_pages_have_no_address(
     (framed,) = framing.frames[1:]
     assert "stApp" not in framed.content() and "Forget" not in framed.content()
     framing.screenshot(path=SCREENSHOTS / "framed-app-refused.png")
+    record(
+        "markup",
+        "the app framed by another page; a statement page image",
+        "framing refused (CSP frame-ancestors, X-Frame-Options); the image is data, no /media",
+        backend="embedded",
+        outside_requests=0,
+    )
 
 
 def test_uploaded_csv_is_askable_in_the_chat(

@@ -12,7 +12,10 @@ from collections.abc import Iterator
 import pytest
 import streamlit as st
 
+from tests.reliability import record
 from ui.chat_history import ChatTurn, answered, history, queue_question, waiting
+
+pytestmark = pytest.mark.reliability
 
 
 @pytest.fixture(autouse=True)
@@ -58,3 +61,8 @@ def test_racing_runs_store_each_answer_exactly_once_in_order() -> None:
     assert stored.count(True) == len(questions)
     assert [turn.question for turn in history()] == questions
     assert waiting() == []
+    record(
+        "chat",
+        "four overlapping script runs finishing the same five questions",
+        "each answer stored once, in order; no question lost",
+    )

@@ -114,6 +114,12 @@ def cli_env(**settings: str) -> dict[str, str]:
     return clean | {"PYTHONPATH": str(PROJECT)} | settings
 
 
+def _hears_ctrl_c() -> None:
+    """A suite started in the background (``make test &``) hands its children an ignored
+    SIGINT, and Python then installs no Ctrl-C handler: the command is given the default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def finsync(*args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "scripts.cli", *args],
@@ -121,6 +127,7 @@ def finsync(*args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
         cwd=PROJECT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=_hears_ctrl_c,
     )
 
 

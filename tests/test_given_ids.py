@@ -11,6 +11,9 @@ from elastic.ingest.landing import FileDefaults, ingest_file
 from elastic.model.plan import Direction, Intent, IntentPlan, SortOrder
 from llm.embeddings import LocalEmbedder
 from tests.conftest import empty_backend
+from tests.reliability import record
+
+pytestmark = pytest.mark.reliability
 
 HEADER = (
     "transaction_id,date,description,amount,currency,category,merchant,"
@@ -65,6 +68,15 @@ def test_two_accounts_numbering_rows_alike_both_land_once(
         ids = [r.transaction_id for r in backend.listing("u", listing).rows]
         assert ids[:3] == ["1", "2", "3"]
         assert [i.split("@")[0] for i in ids[3:]] == ["1", "2", "3"] and len(set(ids)) == 6
+        record(
+            "rows",
+            "two accounts' FinSync CSVs that both number their rows 1, 2, 3",
+            "every row landed once; the second account's ids scoped by its account",
+            backend=engine,
+            rows_in=6,
+            rows_stored=6,
+            rows_reported=0,
+        )
 
 
 @pytest.mark.parametrize("engine", ["embedded", "elasticsearch"])
@@ -87,3 +99,12 @@ def test_an_id_stored_with_other_content_is_reported_on_its_line(
         assert problem.location == "line 3" and "'a-2' is already stored" in str(problem)
         spend = IntentPlan(intent=Intent.aggregate, direction=Direction.out)
         assert backend.aggregate("u", spend).value == pytest.approx(18.0)  # the earlier 6.00 kept
+        record(
+            "rows",
+            "a later file gives a stored transaction_id other content",
+            "the stored row kept, the new one reported on its line (exit 1)",
+            backend=engine,
+            rows_in=3,
+            rows_stored=2,
+            rows_reported=1,
+        )

@@ -8,6 +8,8 @@ from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
+
 from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.ingest.landing import FileDefaults, ingest_file
 from elastic.model.plan import Direction, Intent, IntentPlan, SortOrder
@@ -15,8 +17,11 @@ from elastic.model.records import Transaction
 from elastic.visible_text import visible
 from llm.answering.wording import wording
 from settings import Settings
+from tests.reliability import record
 from ui.answer_text import inert_text, plain_figure_text, plain_markdown
 from ui.tables import transactions_html
+
+pytestmark = pytest.mark.reliability
 
 HIDDEN = ["\u200b", "\u202e", "\u2066", "\u2069", "\ufeff", "\u00ad", "\u200f", "\u2060"]
 
@@ -55,6 +60,12 @@ def test_names_land_without_invisible_characters(tmp_path: Path) -> None:
         rows_back = backend.listing("u", listing).rows
         assert rows_back[1].raw_description == "AMA\u200bZON MKTP"  # the file's own text is kept
         assert {r.bank_name for r in rows_back} == {"Test Bank"}
+        record(
+            "markup",
+            "a zero-width space in a merchant ('Ama\\u200bzon') and a bidi override in a name",
+            "one Amazon; names land without them, the raw descriptor keeps them",
+            backend="embedded",
+        )
     finally:
         backend.close()
 
@@ -71,3 +82,8 @@ def test_the_app_shows_text_without_overrides_but_keeps_direction_marks() -> Non
     )  # fmt: skip
     table = transactions_html([row])
     assert "\u200b" not in table and "\u2066" not in table and "Amazon" in table
+    record(
+        "markup",
+        "a bidi override spoofing a chart label ('Refund $1000.00 due')",
+        "dropped from every text the app shows; direction marks of Arabic amounts kept",
+    )

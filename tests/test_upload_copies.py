@@ -8,6 +8,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.uploads import UploadStore
 from elastic.user_ids import storage_key
@@ -18,6 +20,9 @@ from llm.services import statement_store
 from llm.understanding.offline_router import OfflineRouter
 from settings import Settings
 from tests.app_server import UPLOAD_CSV, start_app
+from tests.reliability import record
+
+pytestmark = pytest.mark.reliability
 
 
 def _dead_pid() -> int:
@@ -49,6 +54,7 @@ def test_copies_live_in_the_users_own_folder_and_go_with_forget(tmp_path: Path) 
     _copy(alice)
     store.forget("alice")
     assert not alice.exists() and not elsewhere.exists() and bob.exists()
+    record("files", "Forget all my data with uploads kept", "the user's copies gone, others' kept")
 
 
 def test_an_import_reads_a_copy_of_its_own_and_previews_go_with_the_page(tmp_path: Path) -> None:
@@ -102,3 +108,9 @@ def test_the_served_app_sweeps_upload_copies_when_it_starts_and_stops(tmp_path: 
     finally:
         server.stop()
     assert not during.exists() and not during.parents[2].exists(), server.log_tail()
+    record(
+        "files",
+        "upload copies left by a crashed server, and the server's own when it stops",
+        "both swept: nothing of an upload outlives its server",
+        backend="embedded",
+    )

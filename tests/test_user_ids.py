@@ -11,7 +11,10 @@ import pytest
 from elastic.statement_store import StatementStore
 from elastic.user_ids import MAX_LENGTH, InvalidUserId, checked_user_id, storage_key
 from scripts.sample_data import SampleSet
+from tests.reliability import record
 from tests.test_cli import finsync
+
+pytestmark = pytest.mark.reliability
 
 REFUSED = {
     "empty": "",
@@ -52,6 +55,7 @@ def test_ids_that_differ_only_in_punctuation_or_accents_get_folders_of_their_own
     ]
     for one, other in pairs:
         assert storage_key(one) != storage_key(other)
+        record("users", f"ids {one!r} and {other!r}", "folders of their own", leaks=0)
     assert all(len(storage_key(a)) == 32 and storage_key(a).isalnum() for a, _ in pairs)
 
 
@@ -96,6 +100,14 @@ def test_the_command_refuses_ids_that_would_reach_the_whole_store(
             assert result.returncode == 2, (command, raw, result.stderr)
             assert "user id" in result.stderr and "Traceback" not in result.stderr
             assert "\x1b" not in result.stderr
+        record(
+            "users",
+            f"--user {raw[:20]!r}{'…' if len(raw) > 20 else ''} on forget --all, ingest and ask",
+            "refused with the reason, exit 2; nothing in the store touched",
+            backend="embedded",
+            leaks=0,
+            tracebacks_shown=0,
+        )
     assert sorted(p.relative_to(data) for p in data.rglob("*.pdf")) == kept
 
     (alices_file,) = finsync(
@@ -107,6 +119,14 @@ def test_the_command_refuses_ids_that_would_reach_the_whole_store(
     nothing = finsync("forget", "--all", "--user", "bob", env=env, cwd=tmp_path)
     assert nothing.returncode == 1
     assert sorted(p.relative_to(data) for p in data.rglob("*.pdf")) == kept
+    record(
+        "users",
+        "forget another user's stored PDF by its name, and --all for a user with nothing",
+        "nothing removed, the name reported as not the caller's, exit 1",
+        backend="embedded",
+        leaks=0,
+        tracebacks_shown=0,
+    )
 
     own = finsync("forget", "--all", "--user", "alice", env=env, cwd=tmp_path)
     assert own.returncode == 0, own.stderr

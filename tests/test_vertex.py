@@ -473,6 +473,7 @@ def planted_answer() -> Answer:
     ],
     ids=["planted-figure", "planted-beside-real", "figure-only-in-the-passage"],
 )
+@pytest.mark.reliability
 def test_figures_only_printed_in_statement_text_are_refused(
     composer: GeminiComposer, server: VertexLoopback, make: Callable[[], Answer], text: str
 ) -> None:
@@ -485,6 +486,11 @@ def test_figures_only_printed_in_statement_text_are_refused(
 
     assert composed.text == answer.text
     assert "1,000,000" not in answer.text.partition("\n\n")[0]
+    record(
+        "model",
+        f"Gemini told to state a figure only a statement page prints: {text!r}",
+        "refused; the computed answer shown",
+    )
 
 
 @pytest.mark.parametrize(
