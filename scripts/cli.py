@@ -10,7 +10,7 @@ import sys
 import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -316,6 +316,14 @@ def reembed() -> None:
     _echo(f"re-embedded {pages} page(s) with {embedder.model_name}")
 
 
+def _month(text: str) -> date:
+    """A ``YYYY-MM`` option as the first day of that month."""
+    try:
+        return datetime.strptime(text, "%Y-%m").date()
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a month written YYYY-MM") from None
+
+
 @app.command()
 def sample(
     out: Annotated[Path, typer.Option(help="Where to write the sample set")] = Path(
@@ -323,12 +331,19 @@ def sample(
     ),
     ingest: Annotated[bool, typer.Option("--ingest", help="Ingest it afterwards")] = False,
     seed: Annotated[int, typer.Option(help="Random seed; same seed, same data")] = 7,
+    end: Annotated[
+        str | None,
+        typer.Option(
+            help="The sample's last month, YYYY-MM (default: the last full month before today); "
+            "same seed and end, same data",
+        ),
+    ] = None,
     user: UserOption = None,
 ) -> None:
     """Generate the sample statements and transactions (and optionally ingest them)."""
     from scripts.sample_data import generate_sample
 
-    sample_set = generate_sample(out, seed=seed)
+    sample_set = generate_sample(out, seed=seed, end=_month(end) if end else None)
     _echo(
         f"sample: {sample_set.transactions_csv}, {len(sample_set.statement_pdfs)} statements, "
         f"{len(sample_set.exports)} bank exports in {sample_set.exports[0].parent} and "
