@@ -6,7 +6,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Protocol, runtime_checkable
 
@@ -22,6 +22,7 @@ from llm.answering.answer import Answer, Citation
 from llm.answering.composer import compose_answer
 from llm.embeddings import EMBEDDING_FAILURES, Embedder
 from llm.executor import execute
+from llm.sources import SourceFile, list_sources, resolve
 from llm.understanding.language import question_language
 
 log = logging.getLogger(__name__)
@@ -289,14 +290,23 @@ class ChatPipeline:
     def source_files(self, user_id: str) -> list[str]:
         return self.backend.source_files(user_id)
 
+    def sources(self, user_id: str, language: str = "en") -> list[SourceFile]:
+        """The user's files as they are shown: by name and the month they cover, with their
+        rows and pages (``llm/sources.py``)."""
+        return list_sources(self.backend, user_id, language)
+
     def forget(
         self, user_id: str, store: StatementStore, source_files: list[str] | None = None
     ) -> Forgotten:
         """Delete the user's data of ``source_files`` (all of it when None), kept PDFs too, and
-        say what went."""
+        say what went. A file is named as shown (``SourceFile.name`` or ``label``) or as
+        stored; ``Forgotten.files`` are stored names, ``unknown`` the names as given."""
+        unknown: list[str] = []
+        if source_files is not None:
+            source_files, unknown = resolve(self.sources(user_id), source_files)
         forgotten = forget(self.backend, store, user_id, source_files)
         self.data_changed(user_id)
-        return forgotten
+        return replace(forgotten, unknown=[*forgotten.unknown, *unknown])
 
     def ask(
         self,

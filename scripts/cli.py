@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from tqdm import tqdm
@@ -32,6 +32,9 @@ from elastic.masking import mask_logs
 from elastic.model.records import IngestReport
 from elastic.user_ids import InvalidUserId, checked_user_id
 from settings import Settings
+
+if TYPE_CHECKING:
+    from llm.sources import SourceFile
 
 log = logging.getLogger("finsync")
 app = typer.Typer(help="FinSync Chat: talk to your bank statements.", no_args_is_help=True)
@@ -243,6 +246,15 @@ def ingest_cmd(
         raise typer.Exit(1)
 
 
+def _contents(source: SourceFile) -> str:
+    """What a file holds, as ``forget --list`` says it: ``statement, 3 pages, 47 rows``."""
+    parts = [source.kind]
+    if source.pages:
+        parts.append(f"{source.pages} page{'s' if source.pages != 1 else ''}")
+    parts.append(f"{source.rows} row{'s' if source.rows != 1 else ''}")
+    return ", ".join(parts)
+
+
 @app.command()
 def forget(
     files: Annotated[
@@ -255,39 +267,46 @@ def forget(
     ] = False,
     listing: Annotated[bool, typer.Option("--list", help="List the user's files")] = False,
 ) -> None:
-    """Delete a file's data, or all of a user's data, from the store (and kept PDFs). Only the
+    """Delete a file's data, or all of a user's data, from the store (and kept PDFs). Files are
+    named as --list shows them (a statement PDF by the name it was imported with). Only the
     user's own files are touched; exit 1 when a named file is not one of them, or --all finds
     nothing."""
     from llm.embeddings import make_embedder
     from llm.services import open_prepared_backend, statement_store, upload_store
+    from llm.sources import list_sources, resolve
 
     settings = Settings()
     owner = _owner(user, settings)
     if bool(files) == everything and not listing:
         raise typer.BadParameter("name FILE(s) to forget, or --all for everything")
+    unknown: list[str] = []
     with _reported_errors():
         backend = open_prepared_backend(settings, make_embedder(settings))
         try:
+            sources = list_sources(backend, owner)
             if listing:
-                statements = [s.source_file for s in backend.statements(owner)]
-                for name in sorted({*backend.source_files(owner), *statements}):
-                    _echo(name)
+                for source in sources:
+                    _echo(f"{source.name}\t{source.period}\t{_contents(source)}")
                 return
-            chosen = None if everything else list(files or [])
+            chosen = None
+            if not everything:
+                chosen, unknown = resolve(sources, files or [])
             forgotten = forget_data(backend, statement_store(settings), owner, chosen)
             if everything:
                 upload_store(settings).forget(owner)
         finally:
             backend.close()
+    shown = {source.key: source.name for source in sources}
     for name in forgotten.files:
-        _echo(f"forgot {name}")
-    for name in forgotten.unknown:
+        _echo(f"forgot {shown.get(name, name)}")
+    unknown += forgotten.unknown
+    for name in unknown:
         _echo(f"error: {name} is not one of {owner}'s files (see finsync forget --list)", err=True)
     _echo(
         f"forgot {forgotten.documents} stored document(s) and {len(forgotten.pdfs)} kept PDF(s) "
         f"of {len(forgotten.files)} file(s) of {owner}"
     )
-    if forgotten.unknown or not forgotten.files:
+    if unknown or not forgotten.files:
         raise typer.Exit(1)
 
 
@@ -418,8 +437,7 @@ def ask(
                 continue
             _echo(answer.text)
             for citation in answer.citations:
-                page = f", page {citation.page}" if citation.page else ""
-                _echo(f"  [{citation.n}] {citation.source}{page}")
+                _echo(f"  [{citation.n}] {citation.shown}")
             if len(questions) > 1:
                 _echo("")
     finally:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 from pandas.api.types import is_numeric_dtype
@@ -33,10 +33,12 @@ def transaction_labels(language: str = "en") -> dict[str, str]:
     return {key: words.text(f"column.{key}") for key in TRANSACTION_COLUMNS}
 
 
-def provenance_label(row: Transaction) -> str:
+def provenance_label(row: Transaction, names: Mapping[str, str] | None = None) -> str:
     """Where a row came from and what FinSync inferred about it: ``chase.csv, line 12 ·
-    category inferred``."""
-    where = ", ".join(x for x in (row.source_file, row.location) if x)
+    category inferred``. ``names`` shows a file by its name (``llm.sources.source_labels``):
+    a statement PDF's stored name is a path nobody knows."""
+    shown = (names or {}).get(row.source_file, row.source_file)
+    where = ", ".join(x for x in (shown, row.location) if x)
     inferred = [
         name
         for name, flag in (("merchant", row.merchant_inferred), ("category", row.category_inferred))
@@ -47,7 +49,9 @@ def provenance_label(row: Transaction) -> str:
     )
 
 
-def transactions_frame(rows: Sequence[Transaction], language: str = "en") -> pd.DataFrame:
+def transactions_frame(
+    rows: Sequence[Transaction], language: str = "en", names: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """Transactions as a table with typed columns, headed in ``language``: dates and signed
     amounts; account numbers in descriptions and merchants keep only their last four digits."""
     columns = {
@@ -58,7 +62,7 @@ def transactions_frame(rows: Sequence[Transaction], language: str = "en") -> pd.
         "category": [row.category for row in rows],
         "account": [account_label(row.account_name, row.account_no) for row in rows],
         "currency": [row.currency for row in rows],
-        "source": [provenance_label(row) for row in rows],
+        "source": [provenance_label(row, names) for row in rows],
     }
     labels = transaction_labels(language)
     return pd.DataFrame(

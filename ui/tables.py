@@ -9,7 +9,7 @@ amount (``ui/styles.py``) and everything else is one hover (``title``) or scroll
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 
 import streamlit as st
@@ -58,11 +58,13 @@ def _cell(key: str, value: object) -> str:
     return f'<td class="fs-k-{key}{extra}"{title}>{text}</td>'
 
 
-def transactions_html(rows: Sequence[Transaction], language: str = "en") -> str:
+def transactions_html(
+    rows: Sequence[Transaction], language: str = "en", names: Mapping[str, str] | None = None
+) -> str:
     """The rows as an HTML table in which every text is escaped: documents are data, never
     markup. The wrapper scrolls a long or wide table, so it takes keyboard focus."""
     words = wording(language)
-    frame = transactions_frame(rows, language)
+    frame = transactions_frame(rows, language, names)
     keys, labels = TRANSACTION_COLUMNS, transaction_labels(language)
     head = "".join(
         f'<th scope="col" class="fs-k-{key}{"" if key in LEADING_COLUMNS else " fs-extra"}"'
@@ -89,17 +91,22 @@ def transactions_html(rows: Sequence[Transaction], language: str = "en") -> str:
 
 
 def transactions_table(
-    rows: Sequence[Transaction], key: str, file_name: str, language: str = "en"
+    rows: Sequence[Transaction],
+    key: str,
+    file_name: str,
+    language: str = "en",
+    names: Mapping[str, str] | None = None,
 ) -> None:
-    """The rows as a table, headed in ``language``, and a CSV download of exactly those rows."""
+    """The rows as a table, headed in ``language``, and a CSV download of exactly those rows;
+    ``names`` shows each file by its name (``provenance_label``)."""
     if not rows:
         st.info("No transactions match.", icon=":material/search_off:")
         return
     with st.container(key=f"{key}-table"):
-        st.html(transactions_html(rows, language))
+        st.html(transactions_html(rows, language, names))
     st.download_button(
         wording(language).text("chart.download"),
-        data=csv_bytes(transactions_frame(rows, language)),
+        data=csv_bytes(transactions_frame(rows, language, names)),
         file_name=file_name,
         mime="text/csv",
         icon=":material/download:",

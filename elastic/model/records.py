@@ -88,6 +88,7 @@ class StatementFact:
     page: int | None = None
     box: Box | None = None
     day: date | None = None
+    file_name: str = ""  # the name a kept statement PDF had when imported ("": source_file)
 
     @property
     def fact_id(self) -> str:
@@ -110,6 +111,7 @@ class StatementFact:
             "source_file": self.source_file,
             "location": self.location,
             "page": self.page,
+            "file_name": self.file_name,
         }
 
 
@@ -141,7 +143,8 @@ class StatementChunk:
     chunk: int
     text: str
     summary_text: str
-    source_file: str
+    source_file: str  # where the PDF is kept: ``<storage key>/<digest>.pdf``
+    file_name: str = ""  # the name the PDF had when it was imported
 
     @property
     def doc_id(self) -> str:
@@ -165,6 +168,7 @@ class StatementChunk:
             "summary_vector": vector,
             "embedding_model": embedding_model,
             "source_file": self.source_file,
+            "file_name": self.file_name,
         }
 
 

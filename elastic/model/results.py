@@ -149,6 +149,7 @@ class StatementHit:
     statement_from: date
     statement_to: date
     source_file: str
+    file_name: str = ""  # the PDF's name when imported ("" in stores written before it was kept)
 
     @property
     def doc_id(self) -> str:
@@ -210,6 +211,15 @@ class Vocabulary:
 
 
 @dataclass(frozen=True)
+class FileStats:
+    """The transactions that came from one file: how many, and the months they fall in."""
+
+    rows: int
+    first_month: date
+    last_month: date
+
+
+@dataclass(frozen=True)
 class StatementInfo:
     statement_id: str
     bank_name: str
@@ -219,3 +229,4 @@ class StatementInfo:
     statement_to: date
     pages: int
     source_file: str
+    file_name: str = ""  # the PDF's name when imported ("" in stores written before it was kept)

@@ -228,14 +228,14 @@ class ElasticsearchBackend(Engine):
             ):
                 if not self.es.indices.exists(index=index):
                     self._writer.indices.create(index=index, mappings=mapping)
+                else:
+                    self._add_missing_fields(index, mapping)
             if not self.es.indices.exists(index=self.st_index):
                 self._writer.indices.create(
                     index=self.st_index, mappings=statements_mapping(dims, embedding_model)
                 )
                 return
-            # One index, which may stand behind an alias of this name after ``reembed``.
-            [found] = self.es.indices.get_mapping(index=self.st_index).values()
-            mapping = found["mappings"]
+            mapping = self._add_missing_fields(self.st_index, statements_mapping(dims, ""))
         stored = mapping["properties"]["summary_vector"]["dims"]
         stored_model = mapping.get("_meta", {}).get("embedding_model")
         if stored != dims or stored_model != embedding_model:
@@ -244,6 +244,20 @@ class ElasticsearchBackend(Engine):
                 f"but the embedder is {embedding_model} ({dims} dimensions). "
                 "Run `finsync reembed` to embed the stored pages again with it."
             )
+
+    def _add_missing_fields(self, index: str, wanted: dict[str, Any]) -> dict[str, Any]:
+        """Fields added to FinSync's documents since ``index`` was created (``file_name``) are
+        added to its mapping, so new documents fit it ("dynamic": "strict"); the stored
+        mapping, as it was found."""
+        # One index, which may stand behind an alias of this name after ``reembed``.
+        [found] = self.es.indices.get_mapping(index=index).values()
+        mapping: dict[str, Any] = found["mappings"]
+        present = mapping.get("properties", {})
+        missing = {k: v for k, v in wanted["properties"].items() if k not in present}
+        if missing:
+            self._writer.indices.put_mapping(index=index, properties=missing)
+            log.info("added the fields %s to the mapping of %s", sorted(missing), index)
+        return mapping
 
     # -- writes ---------------------------------------------------------------------------
     @contextmanager

@@ -62,6 +62,7 @@ def facts_mapping() -> dict[str, Any]:
             "page": {"type": "integer"},
             "day": {"type": "date", "format": "strict_date"},
             "box": BOX,
+            "file_name": UNSEARCHED_KEYWORD,
         },
     }
 
@@ -102,5 +103,6 @@ def statements_mapping(dims: int, embedding_model: str) -> dict[str, Any]:
             },
             "embedding_model": KEYWORD,
             "source_file": {"type": "keyword", "index": False},
+            "file_name": UNSEARCHED_KEYWORD,
         },
     }

@@ -50,7 +50,8 @@ _FTS_TOKEN = re.compile(r"\w+")
 BUCKET_FUNCTION = "bucket_start"
 # What every chunk of a statement stores about the statement itself.
 STATEMENT_FIELDS = (
-    "bank_name", "account_name", "account_no", "statement_from", "statement_to", "source_file"
+    "bank_name", "account_name", "account_no", "statement_from", "statement_to", "source_file",
+    "file_name",
 )  # fmt: skip
 
 
@@ -353,7 +354,10 @@ def _statements(query: StatementsQuery, schema: Schema) -> dict[str, Sql]:
     """Ordered like Elasticsearch's terms buckets (most chunks first, ties by id)."""
     table = schema[Kind.statements]
     cond, params = where(query.where, table)
-    firsts = ", ".join(f"MIN({table.column(f)}) AS {f}" for f in STATEMENT_FIELDS)
+    # A store opened read-only as it lies may predate a field (``file_name``): read it as "".
+    firsts = ", ".join(
+        f"MIN({f}) AS {f}" if f in table.columns else f"'' AS {f}" for f in STATEMENT_FIELDS
+    )
     return {
         "statements": (
             f"SELECT statement_id, {firsts}, COUNT(DISTINCT page) AS pages "
