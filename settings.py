@@ -93,3 +93,8 @@ class Settings(BaseSettings):
     def uploads_dir(self) -> Path:
         """Where the app keeps an uploaded file while it is previewed and imported."""
         return self.data_dir / "uploads"
+
+    @property
+    def chats_dir(self) -> Path:
+        """Where each user's conversation in the app is kept, so a reload shows it again."""
+        return self.data_dir / "chats"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from elastic.backend import SearchBackend
+from elastic.chat_store import ChatStore
 from elastic.engines import open_backend
 from elastic.ingest.cleaning import CATEGORIES
 from elastic.ingest.landing import CategoryFallback
@@ -57,10 +58,15 @@ def category_fallback(settings: Settings) -> CategoryFallback | None:
     return GeminiCategoriser(settings, CATEGORIES)
 
 
+def chat_store(settings: Settings) -> ChatStore:
+    return ChatStore(settings.chats_dir)
+
+
 def build_pipeline(settings: Settings) -> ChatPipeline:
     embedder = make_embedder(settings)
     backend = open_prepared_backend(settings, embedder)
+    chats = chat_store(settings)
     if settings.vertex_enabled:
         factory, composer = gemini_parts(settings)
-        return ChatPipeline(backend, embedder, factory, composer)
-    return ChatPipeline(backend, embedder, OfflineRouter)
+        return ChatPipeline(backend, embedder, factory, composer, chats)
+    return ChatPipeline(backend, embedder, OfflineRouter, chats=chats)

@@ -272,7 +272,7 @@ def forget(
     user's own files are touched; exit 1 when a named file is not one of them, or --all finds
     nothing."""
     from llm.embeddings import make_embedder
-    from llm.services import open_prepared_backend, statement_store, upload_store
+    from llm.services import chat_store, open_prepared_backend, statement_store, upload_store
     from llm.sources import list_sources, resolve
 
     settings = Settings()
@@ -294,6 +294,7 @@ def forget(
             forgotten = forget_data(backend, statement_store(settings), owner, chosen)
             if everything:
                 upload_store(settings).forget(owner)
+                chat_store(settings).forget(owner)
         finally:
             backend.close()
     shown = {source.key: source.name for source in sources}

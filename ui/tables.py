@@ -100,7 +100,7 @@ def transactions_table(
     """The rows as a table, headed in ``language``, and a CSV download of exactly those rows;
     ``names`` shows each file by its name (``provenance_label``)."""
     if not rows:
-        st.info("No transactions match.", icon=":material/search_off:")
+        st.info(wording(language).text("tables.no_rows"), icon=":material/search_off:")
         return
     with st.container(key=f"{key}-table"):
         st.html(transactions_html(rows, language, names))
