@@ -147,7 +147,9 @@ def _all_rows_behind(context: AppContext, citation: Citation) -> ListingResult:
 
 def transactions_behind(context: AppContext, citation: Citation, key: str) -> None:
     result = _all_rows_behind(context, citation)
-    st.markdown("#### " + plain_markdown(f"[{citation.n}] {citation.source}"))
+    # A clicked mark of a chart (n 0) is no numbered source of the answer.
+    title = f"[{citation.n}] {citation.source}" if citation.n else citation.source
+    st.markdown("#### " + plain_markdown(title))
     if len(result.rows) < result.total:
         st.caption(f"The newest {len(result.rows):,} of {result.total:,} transactions")
     else:
@@ -157,7 +159,12 @@ def transactions_behind(context: AppContext, citation: Citation, key: str) -> No
             f"{result.total:,} transactions · signed total {money(total, currency)} "
             "(negative = money out)"
         )
-    transactions_table(result.rows, key=key, file_name=f"citation-{citation.n}-rows.csv")
+    transactions_table(
+        result.rows,
+        key=key,
+        file_name=f"citation-{citation.n}-rows.csv",
+        names=context.source_labels(),
+    )
 
 
 @st.dialog("Statement page", width="large")

@@ -48,7 +48,7 @@ _CSS = """
     border-radius: 0.3rem;
     font-size: 0.95rem;
 }
-.st-key-citation-click-catcher { display: none; }
+.st-key-citation-click-catcher, .st-key-slice-click-catcher { display: none; }
 /* Transaction tables (ui/tables.py). Money out and in keep 4.5:1 contrast (WCAG AA) on the
    theme's backgrounds #FFFFFF and #F3F6FB: #B91C1C 6.0:1 or more, #15803D 4.6:1 or more. */
 .fs-tx-wrap {
