@@ -186,7 +186,9 @@ class _Builder:
             key="categories",
             title=self.w.text("overview.categories_title", month=month),
             value=self.money(part.value, part.currency) if part.value is not None else "",
-            detail=self.w.text("overview.categories_detail"),
+            detail=self.w.text(
+                "overview.categories_detail", amount=self.money(part.value, part.currency)
+            ),
             question=self.question(
                 "overview.categories_question", plan, month=month, top=TOP_CATEGORIES
             ),
