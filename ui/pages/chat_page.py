@@ -21,6 +21,7 @@ from llm.answering.next_steps import next_steps, rows_behind_point
 from llm.answering.wording import Wording, account_option_label, wording
 from llm.pipeline import Scope
 from llm.planned import PlannedQuestion
+from llm.understanding.language import question_language
 from ui.answer_text import inert_text, link_citations, plain_markdown
 from ui.charts import answer_numbers, mark_point, slice_click
 from ui.chat_history import (
@@ -359,9 +360,12 @@ def _answer_waiting(context: AppContext, scope: Scope, vocabulary: Vocabulary | 
     places = []
     for place_in_queue, waiting_question in enumerate(pending):
         with st.chat_message("user", avatar=USER_AVATAR):
-            # The turn it becomes: its Edit works once it is answered.
-            turn = ChatTurn(waiting_question.question, language=waiting_question.language)
-            _question(len(history()) + place_in_queue, turn, wording(ui_language()))
+            # The turn it becomes: its Edit works once it is answered, and speaks the
+            # language the answer will.
+            question = waiting_question.question
+            language = waiting_question.language or question_language(question)
+            turn = ChatTurn(question, language=language)
+            _question(len(history()) + place_in_queue, turn, wording(language))
         with st.chat_message("assistant", avatar=ASSISTANT_AVATAR):
             place = st.empty()
             place.caption(wording(ui_language()).text("chat_tools.waiting"))
