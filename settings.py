@@ -98,3 +98,8 @@ class Settings(BaseSettings):
     def layouts_dir(self) -> Path:
         """Where the column readings people chose for their exports' layouts are kept."""
         return self.data_dir / "layouts"
+
+    @property
+    def chats_dir(self) -> Path:
+        """Where each user's conversation in the app is kept, so a reload shows it again."""
+        return self.data_dir / "chats"

@@ -167,28 +167,29 @@ class FinSyncService:
     # --- sources ---------------------------------------------------------------------------
 
     def sources(self, user_id: str) -> list[dict[str, Any]]:
-        """Each of the user's files, as ``finsync forget --list`` names them, with the
+        """Each of the user's files, as ``finsync forget --list`` names them (a statement PDF by
+        the name it was imported with), with the period it covers, its rows and pages, and the
         statements a PDF held."""
-        pipeline = self.pipeline()
-        statements: dict[str, list[StatementInfo]] = {}
-        for info in pipeline.statements(user_id):
-            statements.setdefault(info.source_file, []).append(info)
-        files = sorted({*pipeline.source_files(user_id), *statements})
         return [
             {
-                "file": name,
-                "kind": "statement" if name in statements else "export",
-                "statements": [_statement(s) for s in statements.get(name, [])],
+                "file": source.name,
+                "kind": source.kind,
+                "date_from": _iso(source.first),
+                "date_to": _iso(source.last),
+                "rows": source.rows,
+                "pages": source.pages,
+                "statements": [_statement(s) for s in source.statements],
             }
-            for name in files
+            for source in self.pipeline().sources(user_id)
         ]
 
     def forget(self, user_id: str, source_file: str) -> dict[str, Any]:
-        """Delete one of the user's files: its rows, pages, facts and kept PDF."""
+        """Delete one of the user's files (named as ``sources`` names it): its rows, pages,
+        facts and kept PDF."""
         forgotten = self.pipeline().forget(user_id, self.store, [source_file])
         if forgotten.unknown:
             raise NotFound(f"{source_file!r} is not one of your files (see GET /sources)")
-        return {"file": source_file, "documents": forgotten.documents, "pdfs": forgotten.pdfs}
+        return {"file": source_file, "documents": forgotten.documents, "pdfs": len(forgotten.pdfs)}
 
     def page_png(self, user_id: str, statement_id: str, page: int) -> bytes:
         """Page ``page`` of one of the user's statements as PNG, account number masked."""

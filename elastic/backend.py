@@ -16,6 +16,7 @@ from elastic.model.results import (
     AnomalyResult,
     BalanceResult,
     Basis,
+    FileStats,
     ListingResult,
     RecurringResult,
     ShareResult,
@@ -139,6 +140,9 @@ class SearchBackend(Protocol):
 
     def source_files(self, user_id: str) -> list[str]:
         """Every file the user's transactions came from (names, or stored PDFs)."""
+
+    def file_stats(self, user_id: str) -> dict[str, FileStats]:
+        """Per file of ``source_files``: how many rows came from it, and their months."""
 
     def forget(self, user_id: str, source_files: Sequence[str] | None = None) -> int:
         """Delete the user's rows, pages and facts of ``source_files`` (all of the user's data

@@ -6,7 +6,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Protocol, runtime_checkable
 
@@ -14,6 +14,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from elastic.backend import SearchBackend
+from elastic.chat_store import ChatStore
 from elastic.ingest.landing import Forgotten, forget
 from elastic.model.plan import Direction, Intent, IntentPlan, Message, Metric
 from elastic.model.results import (
@@ -28,8 +29,11 @@ from elastic.statement_store import StatementStore
 from llm.answering.answer import Answer, Citation, Result
 from llm.answering.composer import compose_answer
 from llm.answering.wording import wording
+from llm.conversation import KeptTurn
 from llm.embeddings import EMBEDDING_FAILURES, Embedder
 from llm.executor import account_for, execute, stated_figure, statement_lines, statements_behind
+from llm.first_screen import FirstScreen, first_screen
+from llm.sources import SourceFile, list_sources, resolve
 from llm.understanding.language import question_language
 
 log = logging.getLogger(__name__)
@@ -170,11 +174,13 @@ class ChatPipeline:
         embedder: Embedder,
         router_factory: RouterFactory,
         composer: Composer | None = None,
+        chats: ChatStore | None = None,
     ) -> None:
         self.backend = backend
         self.embedder = embedder
         self._router_factory = router_factory
         self.composer = composer
+        self.chats = chats  # the app's conversations, kept across reloads
         self._routers: dict[str, tuple[float, Router]] = {}
 
     def router_for(self, user_id: str) -> Router:
@@ -225,12 +231,17 @@ class ChatPipeline:
         except ValidationError as exc:
             log.warning("the router built no valid plan: %s", exc)
             routed = IntentPlan(intent=Intent.clarify, message=UNPLACEABLE)
+        return routed, self._scoped(routed, scope)
+
+    @staticmethod
+    def _scoped(routed: IntentPlan, scope: Scope | None) -> IntentPlan:
+        """``routed`` narrowed to the sidebar scope, or the clarification that it is outside."""
         if scope is None or routed.intent is Intent.clarify:
-            return routed, routed
+            return routed
         problem = scope.conflict(routed)
         if problem:
-            return routed, IntentPlan(intent=Intent.clarify, message=problem)
-        return routed, scope.apply(routed)
+            return IntentPlan(intent=Intent.clarify, message=problem)
+        return scope.apply(routed)
 
     def _routed(
         self, question: str, user_id: str, as_of: date, previous: IntentPlan | None
@@ -270,6 +281,20 @@ class ChatPipeline:
         """The user's accounts, categories, merchants and date range (sidebar filters)."""
         return self.backend.vocabulary(user_id)
 
+    def first_screen(
+        self, user_id: str, as_of: date, language: str = "en", scope: Scope | None = None
+    ) -> FirstScreen:
+        """The chat's first screen for the user's data: overview tiles and example questions,
+        each answered from its plan as ``ask(planned=...)`` answers it (``llm/first_screen.py``)."""
+        return first_screen(
+            self.backend,
+            user_id,
+            self.backend.vocabulary(user_id),
+            as_of,
+            language,
+            lambda plan: self._scoped(plan, scope),
+        )
+
     def statements(self, user_id: str) -> list[StatementInfo]:
         return self.backend.statements(user_id)
 
@@ -294,14 +319,65 @@ class ChatPipeline:
         """The user's recurring payments and subscriptions (the Sources page lists them)."""
         return self.backend.recurring(user_id, IntentPlan(intent=Intent.listing, recurring=True))
 
+    def sources(self, user_id: str, language: str = "en") -> list[SourceFile]:
+        """The user's files as they are shown: by name and the month they cover, with their
+        rows and pages (``llm/sources.py``)."""
+        return list_sources(self.backend, user_id, language)
+
     def forget(
         self, user_id: str, store: StatementStore, source_files: list[str] | None = None
     ) -> Forgotten:
         """Delete the user's data of ``source_files`` (all of it when None), kept PDFs too, and
-        say what went."""
+        say what went. A file is named as shown (``SourceFile.name`` or ``label``) or as
+        stored; ``Forgotten.files`` are stored names, ``unknown`` the names as given."""
+        unknown: list[str] = []
+        if source_files is not None:
+            source_files, unknown = resolve(self.sources(user_id), source_files)
         forgotten = forget(self.backend, store, user_id, source_files)
+        if source_files is None:
+            self.forget_conversation(user_id)
         self.data_changed(user_id)
-        return forgotten
+        return replace(forgotten, unknown=[*forgotten.unknown, *unknown])
+
+    # --- the app's conversation, kept across reloads -------------------------------------------
+
+    def kept_conversation(self, user_id: str) -> list[KeptTurn]:
+        """The user's kept turns, oldest first (none without a store)."""
+        if self.chats is None:
+            return []
+        turns = (KeptTurn.from_json(turn) for turn in self.chats.load(user_id))
+        return [turn for turn in turns if turn is not None]
+
+    def keep_conversation(self, user_id: str, turns: list[KeptTurn]) -> bool:
+        """Keep ``turns`` as the user's conversation; False (logged) when it cannot be written,
+        which costs the next reload its history and nothing else."""
+        if self.chats is None:
+            return False
+        try:
+            self.chats.save(user_id, [turn.as_json() for turn in turns])
+        except (OSError, ValueError) as exc:
+            log.warning("the conversation could not be kept: %s", exc)
+            return False
+        return True
+
+    def forget_conversation(self, user_id: str) -> None:
+        if self.chats is not None:
+            self.chats.forget(user_id)
+
+    def answer_again(self, user_id: str, turn: KeptTurn) -> Answer:
+        """A kept turn answered again from its plan, as of the day it was asked."""
+        if turn.plan is None:
+            raise ValueError("the turn has no plan to answer")
+        answer = self.ask(
+            turn.question,
+            user_id,
+            turn.asked_on,
+            rewrite=False,
+            planned=turn.plan,
+            language=turn.language,
+        )
+        answer.routed_plan = turn.routed
+        return answer
 
     def ask(
         self,
@@ -312,8 +388,14 @@ class ChatPipeline:
         scope: Scope | None = None,
         rewrite: bool = True,
         on_stage: Callable[[str], None] = _quiet,
+        planned: IntentPlan | None = None,
+        language: str | None = None,
     ) -> Answer:
         """Answer ``question``; ``rewrite=False`` skips Gemini's wording (the UI streams it).
+
+        A ``planned`` question (an example, a tile, a next step: ``llm/planned.py``) is answered
+        from its plan, narrowed to ``scope``, without routing its words; ``language`` is the
+        answer's language when the question's words do not say it (a button's "By month").
 
         ``on_stage`` hears "route", "search" and "compose" as each begins. A backend that fails
         raises ``BackendUnavailable`` (an outage) or ``QueryRejected`` (a bug, logged with the
@@ -321,9 +403,12 @@ class ChatPipeline:
         as a clarification would blame the question.
         """
         timer = Timer(on_stage)
-        language = question_language(question)
+        language = language or question_language(question)
         with timer.stage("route"):
-            routed, plan = self._plan(question, user_id, as_of, previous, scope)
+            if planned is None:
+                routed, plan = self._plan(question, user_id, as_of, previous, scope)
+            else:
+                routed, plan = planned, self._scoped(planned, scope)
         with timer.stage("search"):
             plan = stated_figure(self.backend, user_id, question, plan)
             payee = None

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from elastic.backend import SearchBackend
+from elastic.chat_store import ChatStore
 from elastic.engines import open_backend
 from elastic.ingest.bank_csv import ColumnMapping
 from elastic.ingest.cleaning import CATEGORIES
@@ -81,10 +82,15 @@ def column_proposer(settings: Settings) -> Callable[[Path], ColumnMapping | None
     return GeminiColumns(settings).propose
 
 
+def chat_store(settings: Settings) -> ChatStore:
+    return ChatStore(settings.chats_dir)
+
+
 def build_pipeline(settings: Settings) -> ChatPipeline:
     embedder = make_embedder(settings)
     backend = open_prepared_backend(settings, embedder)
+    chats = chat_store(settings)
     if settings.vertex_enabled:
         factory, composer = gemini_parts(settings, embedder)
-        return ChatPipeline(backend, embedder, factory, composer)
-    return ChatPipeline(backend, embedder, offline_routers(embedder))
+        return ChatPipeline(backend, embedder, factory, composer, chats)
+    return ChatPipeline(backend, embedder, offline_routers(embedder), chats=chats)

@@ -10,9 +10,9 @@ import sys
 import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from tqdm import tqdm
@@ -32,6 +32,9 @@ from elastic.masking import mask_logs
 from elastic.model.records import IngestReport
 from elastic.user_ids import InvalidUserId, checked_user_id
 from settings import Settings
+
+if TYPE_CHECKING:
+    from llm.sources import SourceFile
 
 log = logging.getLogger("finsync")
 app = typer.Typer(help="FinSync Chat: talk to your bank statements.", no_args_is_help=True)
@@ -243,6 +246,15 @@ def ingest_cmd(
         raise typer.Exit(1)
 
 
+def _contents(source: SourceFile) -> str:
+    """What a file holds, as ``forget --list`` says it: ``statement, 3 pages, 47 rows``."""
+    parts = [source.kind]
+    if source.pages:
+        parts.append(f"{source.pages} page{'s' if source.pages != 1 else ''}")
+    parts.append(f"{source.rows} row{'s' if source.rows != 1 else ''}")
+    return ", ".join(parts)
+
+
 @app.command()
 def forget(
     files: Annotated[
@@ -255,39 +267,47 @@ def forget(
     ] = False,
     listing: Annotated[bool, typer.Option("--list", help="List the user's files")] = False,
 ) -> None:
-    """Delete a file's data, or all of a user's data, from the store (and kept PDFs). Only the
+    """Delete a file's data, or all of a user's data, from the store (and kept PDFs). Files are
+    named as --list shows them (a statement PDF by the name it was imported with). Only the
     user's own files are touched; exit 1 when a named file is not one of them, or --all finds
     nothing."""
     from llm.embeddings import make_embedder
-    from llm.services import open_prepared_backend, statement_store, upload_store
+    from llm.services import chat_store, open_prepared_backend, statement_store, upload_store
+    from llm.sources import list_sources, resolve
 
     settings = Settings()
     owner = _owner(user, settings)
     if bool(files) == everything and not listing:
         raise typer.BadParameter("name FILE(s) to forget, or --all for everything")
+    unknown: list[str] = []
     with _reported_errors():
         backend = open_prepared_backend(settings, make_embedder(settings))
         try:
+            sources = list_sources(backend, owner)
             if listing:
-                statements = [s.source_file for s in backend.statements(owner)]
-                for name in sorted({*backend.source_files(owner), *statements}):
-                    _echo(name)
+                for source in sources:
+                    _echo(f"{source.name}\t{source.period}\t{_contents(source)}")
                 return
-            chosen = None if everything else list(files or [])
+            chosen = None
+            if not everything:
+                chosen, unknown = resolve(sources, files or [])
             forgotten = forget_data(backend, statement_store(settings), owner, chosen)
             if everything:
                 upload_store(settings).forget(owner)
+                chat_store(settings).forget(owner)
         finally:
             backend.close()
+    shown = {source.key: source.name for source in sources}
     for name in forgotten.files:
-        _echo(f"forgot {name}")
-    for name in forgotten.unknown:
+        _echo(f"forgot {shown.get(name, name)}")
+    unknown += forgotten.unknown
+    for name in unknown:
         _echo(f"error: {name} is not one of {owner}'s files (see finsync forget --list)", err=True)
     _echo(
         f"forgot {forgotten.documents} stored document(s) and {len(forgotten.pdfs)} kept PDF(s) "
         f"of {len(forgotten.files)} file(s) of {owner}"
     )
-    if forgotten.unknown or not forgotten.files:
+    if unknown or not forgotten.files:
         raise typer.Exit(1)
 
 
@@ -316,6 +336,14 @@ def reembed() -> None:
     _echo(f"re-embedded {pages} page(s) with {embedder.model_name}")
 
 
+def _month(text: str) -> date:
+    """A ``YYYY-MM`` option as the first day of that month."""
+    try:
+        return datetime.strptime(text, "%Y-%m").date()
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a month written YYYY-MM") from None
+
+
 @app.command()
 def sample(
     out: Annotated[Path, typer.Option(help="Where to write the sample set")] = Path(
@@ -323,12 +351,19 @@ def sample(
     ),
     ingest: Annotated[bool, typer.Option("--ingest", help="Ingest it afterwards")] = False,
     seed: Annotated[int, typer.Option(help="Random seed; same seed, same data")] = 7,
+    end: Annotated[
+        str | None,
+        typer.Option(
+            help="The sample's last month, YYYY-MM (default: the last full month before today); "
+            "same seed and end, same data",
+        ),
+    ] = None,
     user: UserOption = None,
 ) -> None:
     """Generate the sample statements and transactions (and optionally ingest them)."""
     from scripts.sample_data import generate_sample
 
-    sample_set = generate_sample(out, seed=seed)
+    sample_set = generate_sample(out, seed=seed, end=_month(end) if end else None)
     _echo(
         f"sample: {sample_set.transactions_csv}, {len(sample_set.statement_pdfs)} statements, "
         f"{len(sample_set.exports)} bank exports in {sample_set.exports[0].parent} and "
@@ -403,8 +438,7 @@ def ask(
                 continue
             _echo(answer.text)
             for citation in answer.citations:
-                page = f", page {citation.page}" if citation.page else ""
-                _echo(f"  [{citation.n}] {citation.source}{page}")
+                _echo(f"  [{citation.n}] {citation.shown}")
             if len(questions) > 1:
                 _echo("")
     finally:

@@ -1,10 +1,12 @@
 """Deterministic sample data for FinSync Chat: a transactions CSV plus monthly statement PDFs.
 
-The data covers 2024-01 through 2025-06 for three accounts at two banks. Everything is driven by
-one ``random.Random(seed)``, money is ``Decimal`` throughout, and the PDFs carry a fixed creation
-date, so the same seed always yields byte-identical files.
+The data covers the 18 months up to its end month (by default the last full month before today,
+so a demo run on any day has data for "last month" and "last quarter") for three accounts at two
+banks. Everything is driven by one ``random.Random(seed)`` and the month list, money is
+``Decimal`` throughout, and the PDFs carry a creation date from the end month, so the same seed
+and end month always yield byte-identical files.
 
-Usage: ``finsync sample [--out DIR] [--seed N] [--ingest]``.
+Usage: ``finsync sample [--out DIR] [--seed N] [--end YYYY-MM] [--ingest]``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
 from pathlib import Path
@@ -27,15 +29,21 @@ from elastic.ingest.bank_csv import project_columns
 from scripts.sample_exports import generate_exports
 from scripts.sample_statements import generate_statements
 
-__all__ = ["CSV_COLUMNS", "TERMS", "SampleSet", "generate_sample", "header_lines"]
+__all__ = [
+    "CSV_COLUMNS",
+    "TERMS",
+    "SampleSet",
+    "generate_sample",
+    "header_lines",
+    "last_full_month",
+    "sample_months",
+]
 
-PERIOD_START = date(2024, 1, 1)
-PERIOD_END = date(2025, 6, 30)
+PERIOD_MONTHS = 18
 CURRENCY = "USD"
 # The ingestion contract's columns, with the optional id first and the balance last.
 CSV_COLUMNS = ("transaction_id", *project_columns(), "balance")
 ROWS_PER_PAGE = 30
-PDF_TIMESTAMP = datetime(2025, 7, 1, 9, 0, tzinfo=UTC)
 
 ZERO = Decimal("0.00")
 CENT = Decimal("0.01")
@@ -181,10 +189,10 @@ class _Trip:
     spots: tuple[_Merchant, ...]
 
 
-# Week-long trips abroad, keyed by the month's first day. Names stay ASCII so the CSV matches the
-# core-font PDFs.
+# Week-long trips abroad, keyed by the month of the period they fall in (0: its first month).
+# Names stay ASCII so the CSV matches the core-font PDFs.
 FOREIGN_TRIPS = {
-    date(2024, 9, 1): _Trip(
+    8: _Trip(
         _Merchant("Hotel Le Marais Paris", "HOTEL LE MARAIS PARIS FR", "Travel", 1350, 2100),
         (
             _Merchant("Cafe de Flore Paris", "CAFE DE FLORE PARIS FR", "Dining", 28, 75),
@@ -192,7 +200,7 @@ FOREIGN_TRIPS = {
             _Merchant("RATP Metro Paris", "RATP METRO PARIS FR", "Transportation", 9, 30),
         ),
     ),
-    date(2025, 4, 1): _Trip(
+    15: _Trip(
         _Merchant("Park Hotel Tokyo", "PARK HOTEL TOKYO MINATO JP", "Travel", 1500, 2300),
         (
             _Merchant("Tokyo Ramen Ichiran", "ICHIRAN RAMEN SHIBUYA TOKYO JP", "Dining", 12, 30),
@@ -220,16 +228,36 @@ ATMS = (
 )
 
 
-def generate_sample(out_dir: Path, seed: int = 7) -> SampleSet:
+def last_full_month(today: date) -> date:
+    """The first day of the month before ``today``'s: where the sample ends by default."""
+    return (today.replace(day=1) - timedelta(days=1)).replace(day=1)
+
+
+def sample_months(end: date) -> list[date]:
+    """The first days of the ``PERIOD_MONTHS`` months ending with ``end``'s month."""
+    months = [end.replace(day=1)]
+    while len(months) < PERIOD_MONTHS:
+        months.insert(0, (months[0] - timedelta(days=1)).replace(day=1))
+    return months
+
+
+def generate_sample(out_dir: Path, seed: int = 7, end: date | None = None) -> SampleSet:
     """Write ``transactions.csv``, ``statements/*.pdf``, ``exports/`` and
-    ``statement_layouts/`` under ``out_dir``."""
-    ledger = _Simulation(random.Random(seed)).run()
+    ``statement_layouts/`` under ``out_dir``; the transactions and statements end with the month
+    of ``end`` (default: the last full month before today)."""
+    months = sample_months(end or last_full_month(date.today()))
+    ledger = _Simulation(random.Random(seed), months).run()
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path = out_dir / "transactions.csv"
     _write_csv(csv_path, ledger.rows)
     statements_dir = out_dir / "statements"
     statements_dir.mkdir(exist_ok=True)
-    pdfs = [_write_statement(statements_dir, statement) for statement in _statements(ledger)]
+    # Printed the morning after the period: a fixed date, so the files are reproducible.
+    printed = datetime.combine(_next_month(months[-1]), time(9), tzinfo=UTC)
+    pdfs = [
+        _write_statement(statements_dir, statement, printed)
+        for statement in _statements(ledger, months)
+    ]
     exports = generate_exports(out_dir / "exports", seed)
     layouts = generate_statements(out_dir / "statement_layouts", seed)
     return SampleSet(csv_path, sorted(pdfs), exports, layouts)
@@ -279,10 +307,18 @@ class _MonthPlan:
 class _Simulation:
     """Walks the period day by day; fees, sweeps, card payments and interest react to balances."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, months: list[date]) -> None:
         self.rng = rng
+        self.months = months
         self.ledger = _Ledger()
-        months = list(_months())
+        # Life changes at fixed months of the period: a raise (pay and auto-save) after a year,
+        # a new rent in the ninth month, Netflix's new price in the fourteenth.
+        self.raise_from, self.new_rent_from, self.new_netflix_from = (
+            months[12],
+            months[8],
+            months[13],
+        )
+        self.trips = {months[index]: trip for index, trip in FOREIGN_TRIPS.items()}
         self.partial_payment_months = set(rng.sample(months[2:16], 3))
         self.refund_months = set(rng.sample(months[1:17], 3))
         self.freelance_months = set(rng.sample(months[1:17], 4))
@@ -292,7 +328,7 @@ class _Simulation:
         self.savings_accrued = Decimal(0)
 
     def run(self) -> _Ledger:
-        for first in _months():
+        for first in self.months:
             self._run_month(first)
         return self.ledger
 
@@ -417,7 +453,7 @@ class _Simulation:
 
     def _save(self, day: date) -> int:
         """The fixed monthly auto-save, plus parking cash above the comfort level in savings."""
-        auto_save = Decimal("400.00") if day.year == 2024 else Decimal("500.00")
+        auto_save = Decimal("400.00") if day < self.raise_from else Decimal("500.00")
         items = self._transfer(day, CHECKING, SAVINGS, auto_save, "AUTOMATIC TRANSFER")
         excess = self.ledger.balances[CHECKING.account_no] - CHECKING_COMFORT_BALANCE
         if excess >= EXCESS_SWEEP_THRESHOLD:
@@ -434,7 +470,7 @@ class _Simulation:
     # --- monthly plan -----------------------------------------------------------------------
 
     def _plan_month(self, first: date) -> _MonthPlan:
-        trip = FOREIGN_TRIPS.get(first)
+        trip = self.trips.get(first)
         away: list[date] = []
         if trip:
             start = first.replace(day=self.rng.randint(5, 18))
@@ -447,7 +483,7 @@ class _Simulation:
         ]
         if trip:
             events += self._foreign_trip(away, trip)
-        if first == _month_of(PERIOD_END):
+        if first == self.months[-1]:
             events += _charges_to_check(first)
         shock = None
         if first in self.shocks:
@@ -461,7 +497,7 @@ class _Simulation:
         )
 
     def _income(self, first: date) -> list[_Event]:
-        salary = Decimal("2650.00") if first.year == 2024 else Decimal("2780.00")
+        salary = Decimal("2650.00") if first < self.raise_from else Decimal("2780.00")
         events = [
             _Event(
                 _weekday_on_or_before(day),
@@ -486,10 +522,10 @@ class _Simulation:
         return events
 
     def _bills(self, first: date) -> list[_Event]:
-        rent = Decimal("1950.00") if first < date(2024, 9, 1) else Decimal("2025.00")
+        rent = Decimal("1950.00") if first < self.new_rent_from else Decimal("2025.00")
         peak_season = first.month in (1, 2, 7, 8, 12)
         power = _amount(self.rng, 95, 165) if peak_season else _amount(self.rng, 55, 95)
-        netflix = Decimal("15.49") if first < date(2025, 2, 1) else Decimal("17.99")
+        netflix = Decimal("15.49") if first < self.new_netflix_from else Decimal("17.99")
         bills = (
             (1, "MAPLE STREET APARTMENTS RENT", rent, "Housing", "Maple Street Apartments"),
             (3, "IRON WORKS GYM MEMBERSHIP", Decimal("49.00"), "Health", "Iron Works Gym"),
@@ -541,7 +577,7 @@ class _Simulation:
         )
         for merchants, count in draws:
             picks += [(day, rng.choice(merchants)) for day in self._random_days(first, count, away)]
-        trip_next_month = _next_month(first) in FOREIGN_TRIPS
+        trip_next_month = _next_month(first) in self.trips
         if trip_next_month or rng.random() < 0.35:
             flight_day, hotel_day = self._random_days(first, 2, away)
             picks.append((flight_day, rng.choice(AIRLINES)))
@@ -724,13 +760,13 @@ def header_lines(
     ]
 
 
-def _statements(ledger: _Ledger) -> Iterator[_Statement]:
+def _statements(ledger: _Ledger, months: list[date]) -> Iterator[_Statement]:
     by_month: dict[tuple[str, date], list[Txn]] = defaultdict(list)
     for txn in ledger.rows:  # posting order is (day, transaction_id) order within an account
         by_month[txn.account.account_no, txn.day.replace(day=1)].append(txn)
     for account in ACCOUNTS:
         opening = account.opening_balance
-        for first in _months():
+        for first in months:
             statement = _Statement(
                 account=account,
                 start=first,
@@ -744,11 +780,11 @@ def _statements(ledger: _Ledger) -> Iterator[_Statement]:
 
 
 class _StatementPdf(FPDF):
-    def __init__(self, statement: _Statement) -> None:
+    def __init__(self, statement: _Statement, printed: datetime) -> None:
         super().__init__(orientation="portrait", unit="mm", format="letter")
         self.statement = statement
         account = statement.account
-        self.set_creation_date(PDF_TIMESTAMP)
+        self.set_creation_date(printed)
         self.set_title(f"{account.account_name} statement {statement.start:%Y-%m}")
         self.set_author(account.bank_name)
         self.set_creator("FinSync Chat sample data")
@@ -869,8 +905,8 @@ def _account_note(s: _Statement) -> str:
     )
 
 
-def _write_statement(directory: Path, statement: _Statement) -> Path:
-    pdf = _StatementPdf(statement)
+def _write_statement(directory: Path, statement: _Statement, printed: datetime) -> Path:
+    pdf = _StatementPdf(statement, printed)
     pdf.summary_page()
     pdf.transaction_pages()
     pdf.terms_page()
@@ -897,17 +933,6 @@ def _usd(value: Decimal) -> str:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
-def _months() -> Iterator[date]:
-    first = PERIOD_START
-    while first <= PERIOD_END:
-        yield first
-        first = _next_month(first)
-
-
-def _month_of(day: date) -> date:
-    return day.replace(day=1)
 
 
 def _next_month(first: date) -> date:

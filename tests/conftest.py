@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import urllib.request
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -24,11 +26,23 @@ from settings import Settings
 from tests.vertex_loopback import VertexLoopback
 
 SAMPLE_USER = "sample-user"
+# The tests' sample ends in June 2025: their questions, dates and "as of" days were written for
+# it. tests/test_sample_days.py checks samples that end in other months.
+SAMPLE_END = date(2025, 6, 1)
 
 
 @pytest.fixture(scope="session")
 def sample_set(tmp_path_factory: pytest.TempPathFactory) -> SampleSet:
-    return generate_sample(tmp_path_factory.mktemp("sample"), seed=7)
+    return generate_sample(tmp_path_factory.mktemp("sample"), seed=7, end=SAMPLE_END)
+
+
+@pytest.fixture(autouse=True)
+def _no_kept_conversation(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The app keeps each user's conversation with their data and shows it again in a new
+    session: a test of the app over the shared ingested sample (``tests/app_server.py``)
+    starts from its first screen, not from the questions an earlier test asked."""
+    chats = Settings(data_dir=tmp_path_factory.getbasetemp() / "ui-sample").chats_dir
+    shutil.rmtree(chats, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -32,6 +32,7 @@ from tests.test_browser import (
     UI_TIMEOUT_MS,
     answers_done,
     ask,
+    fresh_conversation,
     last_answer,
     wait_until_idle,
 )
@@ -63,7 +64,9 @@ def transactions(sample_set: SampleSet) -> pd.DataFrame:
 
 
 def open_app(browser: Browser, server: AppServer, width: int, path: str = "") -> Page:
-    """A new session of the app at ``width`` px (phones get a phone's height)."""
+    """A new session of the app at ``width`` px (phones get a phone's height), from the first
+    screen: no conversation kept by an earlier test comes back."""
+    fresh_conversation(server)
     height = PHONE_HEIGHT if width < 600 else 1000
     page = browser.new_context(viewport={"width": width, "height": height}).new_page()
     page.set_default_timeout(UI_TIMEOUT_MS)
@@ -193,6 +196,75 @@ def test_every_listed_amount_is_on_screen(browser: Browser, server: AppServer, w
             expect(table.get_by_role("columnheader", name="Description")).to_be_visible()
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_first_minutes_screens_have_no_serious_accessibility_violations(
+    browser: Browser, server: AppServer, sample_set: SampleSet, width: int
+) -> None:
+    """The first screen (overview tiles, examples), an answer's next steps, tools and details,
+    a trend's table, a German page, Forget's confirmation and the Ingest form with a file."""
+    found: list[str] = []
+    page = open_app(browser, server, width)
+    try:
+        expect(page.locator(".st-key-overview")).to_be_visible()
+        screenshot(page, "first-screen", width)
+        found += serious_violations(page, "first-screen")
+
+        ask(page, "How much did I spend on groceries in 2025?")
+        answer = last_answer(page)
+        expect(answer.get_by_role("button", name="By month")).to_be_visible()
+        answer.get_by_role("button", name=re.compile(r"^\d[\d,]* ms$")).click()  # details
+        expect(page.get_by_text("Understood as")).to_be_visible()
+        screenshot(page, "answer-tools", width)
+        found += serious_violations(page, "answer-tools")
+        page.keyboard.press("Escape")
+
+        answer.get_by_role("button", name="By month").click()
+        expect(answers_done(page)).to_have_count(2, timeout=ANSWER_TIMEOUT_MS)
+        wait_until_idle(page)
+        last_answer(page).get_by_role("tab", name="Table").click()
+        expect(last_answer(page).get_by_test_id("stDataFrame")).to_be_visible()
+        screenshot(page, "trend-table", width)
+        found += serious_violations(page, "trend-table")
+
+        fresh_conversation(server)  # the German session starts from the first screen
+        german = page.context.browser.new_context(
+            viewport=page.viewport_size, locale="de-DE"
+        ).new_page()
+        german.goto(server.url)
+        expect(german.get_by_text("Ihr Geld auf einen Blick")).to_be_visible(
+            timeout=ANSWER_TIMEOUT_MS
+        )
+        examples = german.locator(".st-key-examples").get_by_role("button")
+        expect(examples).to_have_count(4)
+        expect(examples.first).to_contain_text("Wie viel habe ich")
+        wait_until_idle(german)
+        screenshot(german, "first-screen-de", width)
+        found += serious_violations(german, "first-screen-de")
+        german.context.close()
+
+        page.goto(f"{server.url}/sources")
+        page.get_by_text("Forget data").click()
+        page.get_by_role("button", name="Forget this file…").click()
+        dialog = page.get_by_role("dialog")
+        expect(dialog).to_contain_text("cannot be undone")
+        wait_until_idle(page)
+        screenshot(page, "forget-dialog", width)
+        found += serious_violations(page, "forget-dialog")
+        dialog.get_by_role("button", name="Cancel").click()
+        expect(dialog).to_be_hidden()
+
+        page.goto(f"{server.url}/ingest")
+        lloyds = sample_set.exports[0].parent / "lloyds_current.csv"
+        page.locator("input[type=file]").set_input_files(str(lloyds))
+        expect(page.get_by_text("Account, bank and currency")).to_be_visible()
+        wait_until_idle(page)
+        screenshot(page, "ingest-form", width)
+        found += serious_violations(page, "ingest-form")
+    finally:
+        page.context.close()
+    assert not found, "\n".join(found)
 
 
 def _tab_to(page: Page, script: str, what: str) -> None:

@@ -72,7 +72,8 @@ def test_ingest_names_the_format_and_exits_by_what_landed(tmp_path: Path, sample
 
 def test_sample_ingest_then_ask_on_the_embedded_default(tmp_path: Path):
     env = {"FINSYNC_DATA_DIR": str(tmp_path / "data")}
-    made = finsync("sample", "--out", str(tmp_path / "sample"), "--ingest", env=env, cwd=tmp_path)
+    out = str(tmp_path / "sample")
+    made = finsync("sample", "--out", out, "--end", "2025-06", "--ingest", env=env, cwd=tmp_path)
     assert made.returncode == 0, made.stderr[-2000:]
     sample = SampleSet(
         tmp_path / "sample" / "transactions.csv",
@@ -118,6 +119,12 @@ def test_sample_ingest_then_ask_on_the_embedded_default(tmp_path: Path):
     assert all(r["account_no"].startswith("***") for r in out[2]["data"]["rows"])
     assert "$35.00" in out[3]["answer"] and out[3]["citations"][0]["kind"] == "statement"
     assert "4402718831" not in json.dumps(out)
+
+
+def test_sample_end_month_must_be_a_month(tmp_path: Path):
+    made = finsync("sample", "--out", str(tmp_path / "s"), "--end", "2025-13", env={}, cwd=tmp_path)
+    assert made.returncode == 2 and "not a month written YYYY-MM" in made.stderr
+    assert not (tmp_path / "s").exists()
 
 
 def test_single_question_prints_answer_and_citations(

@@ -6,7 +6,7 @@ import calendar
 import csv
 import re
 from collections import defaultdict
-from datetime import date
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -15,6 +15,7 @@ import pytest
 
 from scripts import sample_data
 from scripts.sample_data import CSV_COLUMNS, SampleSet, generate_sample
+from tests.conftest import SAMPLE_END
 
 Row = dict[str, str]
 ACCOUNT_NOS = {"4402718831", "4402719045", "5412750093614321"}
@@ -32,7 +33,7 @@ OVERDRAFT_TERMS = {
 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory: pytest.TempPathFactory) -> SampleSet:
-    return generate_sample(tmp_path_factory.mktemp("seed7"), seed=7)
+    return generate_sample(tmp_path_factory.mktemp("seed7"), seed=7, end=SAMPLE_END)
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +89,7 @@ def _pdf_name(row: Row, month: str) -> str:
 
 
 def test_same_seed_is_byte_identical(sample: SampleSet, tmp_path: Path) -> None:
-    again = generate_sample(tmp_path, seed=7)
+    again = generate_sample(tmp_path, seed=7, end=SAMPLE_END)
     assert again.transactions_csv.read_bytes() == sample.transactions_csv.read_bytes()
     assert [p.name for p in again.statement_pdfs] == [p.name for p in sample.statement_pdfs]
     for first, second in zip(sample.statement_pdfs, again.statement_pdfs, strict=True):
@@ -96,7 +97,7 @@ def test_same_seed_is_byte_identical(sample: SampleSet, tmp_path: Path) -> None:
 
 
 def test_different_seed_changes_csv(sample: SampleSet, tmp_path: Path) -> None:
-    other = generate_sample(tmp_path, seed=8)
+    other = generate_sample(tmp_path, seed=8, end=SAMPLE_END)
     assert other.transactions_csv.read_bytes() != sample.transactions_csv.read_bytes()
 
 
@@ -245,7 +246,8 @@ def test_empty_month_gets_a_transactions_page(tmp_path: Path) -> None:
         rows=[],
         lowest_checking=Decimal("0.00"),
     )
-    pages = _page_texts(sample_data._write_statement(tmp_path, statement))
+    printed = datetime(2024, 3, 1, 9, tzinfo=UTC)
+    pages = _page_texts(sample_data._write_statement(tmp_path, statement, printed))
     assert len(pages) == 3
     assert pages[1].splitlines()[5:8] == [
         "Page 2 of 3",
@@ -253,3 +255,42 @@ def test_empty_month_gets_a_transactions_page(tmp_path: Path) -> None:
         "No transactions this period.",
     ]
     assert _summary_value(pages[0], "Closing balance") == Decimal("100.00")
+
+
+@pytest.mark.parametrize("end", [date(2026, 2, 1), date(2028, 2, 1)])
+def test_the_sample_ends_with_the_month_it_is_given(tmp_path: Path, end: date) -> None:
+    """Any end month gives the same story: 18 months, a statement per account and month, pay
+    every month, a trip abroad, an overdraft; and the same end gives the same bytes."""
+    sample = generate_sample(tmp_path / "one", seed=7, end=end)
+    with sample.transactions_csv.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    months = [f"{m:%Y-%m}" for m in sample_data.sample_months(end)]
+    assert months[-1] == f"{end:%Y-%m}" and len(months) == 18
+    assert sorted({r["date"][:7] for r in rows}) == months
+    last = calendar.monthrange(end.year, end.month)[1]
+    assert max(r["date"] for r in rows) == f"{end:%Y-%m}-{last:02d}"
+    payroll = {r["date"][:7] for r in rows if r["description"] == "ACME ROBOTICS PAYROLL"}
+    assert payroll == set(months)
+    assert any(r["description"] == "FOREIGN TRANSACTION FEE" for r in rows)
+    assert any(r["description"] == "OVERDRAFT FEE" for r in rows)
+    assert len(sample.statement_pdfs) == 3 * 18
+    assert sample.statement_pdfs[-1].name.endswith(f"_{end:%Y-%m}.pdf")
+    again = generate_sample(tmp_path / "again", seed=7, end=end)
+    assert again.transactions_csv.read_bytes() == sample.transactions_csv.read_bytes()
+    for first, second in zip(sample.statement_pdfs, again.statement_pdfs, strict=True):
+        assert first.read_bytes() == second.read_bytes(), first.name
+
+
+def test_by_default_the_sample_ends_with_last_month(tmp_path: Path) -> None:
+    today = date.today()
+    sample = generate_sample(tmp_path, seed=7)
+    with sample.transactions_csv.open(encoding="utf-8", newline="") as fh:
+        newest = max(row["date"] for row in csv.DictReader(fh))
+    expected = sample_data.last_full_month(today)
+    assert newest[:7] == f"{expected:%Y-%m}"
+    assert date.fromisoformat(newest) < today.replace(day=1)
+
+
+def test_last_full_month_crosses_years() -> None:
+    assert sample_data.last_full_month(date(2026, 1, 1)) == date(2025, 12, 1)
+    assert sample_data.last_full_month(date(2026, 3, 31)) == date(2026, 2, 1)

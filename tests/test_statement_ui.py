@@ -216,8 +216,9 @@ def test_a_row_citation_opens_its_statement_page_with_the_row_marked(
     page_text = " ".join(h.value for h in chat.html)
     assert "MERCURY ENERGY" in page_text
     sources = list(shown_tables(chat)[0]["Source"])
-    assert sources and all("Everyday Account statement" in s for s in sources), sources
-    assert not any(".pdf" in s for s in sources)
+    # The statement is named as it was imported, with its month; never the path it is kept at.
+    assert sources and all(s.startswith("nz_everyday_2023-02.pdf · February 2023") for s in sources)
+    assert not any("/" in s for s in sources), sources
 
 
 def test_a_citation_of_several_rows_offers_each_printed_row_on_its_page(

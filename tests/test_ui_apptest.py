@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import time
 from datetime import date, timedelta
 from decimal import Decimal
@@ -25,8 +26,10 @@ from llm import vertex_client
 from llm.answering.answer import Citation
 from llm.answering.wording import money, wording
 from llm.embeddings import LocalEmbedder
+from llm.first_screen import FirstScreen
 from llm.pipeline import ChatPipeline
 from llm.redaction import hidden_spans
+from llm.services import build_pipeline
 from scripts.sample_data import SampleSet
 from settings import Settings
 from tests.app_server import (
@@ -39,9 +42,13 @@ from tests.app_server import (
     spent,
 )
 from tests.vertex_loopback import Reply, VertexLoopback
-from ui.answer_text import highlight_passage, link_citations, parse_citation_ref, plain_markdown
+from ui.answer_text import (
+    highlight_passage,
+    link_citations,
+    parse_citation_ref,
+    plain_markdown,
+)
 from ui.figures import trend_figure
-from ui.pages.chat_page import EXAMPLE_QUESTIONS
 
 TIMEOUT_S = 180
 GROCERIES_2024 = {
@@ -67,11 +74,22 @@ def transactions(sample_set: SampleSet) -> pd.DataFrame:
     return sample_transactions(sample_set)
 
 
+def first_screen_of(data_dir: Path) -> FirstScreen:
+    """The first screen the app should show for the data in ``data_dir`` today."""
+    pipeline = build_pipeline(Settings(data_dir=data_dir, es_url=None))
+    try:
+        return pipeline.first_screen(Settings().user, date.today())
+    finally:
+        pipeline.backend.close()
+
+
 def use_data_dir(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
-    """The app reads its settings from the environment: this store, embedded, offline."""
+    """The app reads its settings from the environment: this store, embedded, offline; and
+    no conversation kept by an earlier test comes back."""
     for name in ("FINSYNC_ES_URL", "FINSYNC_GCP_PROJECT", "FINSYNC_USER", "FINSYNC_EMBEDDER"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("FINSYNC_DATA_DIR", str(data_dir))
+    shutil.rmtree(Settings(data_dir=data_dir).chats_dir, ignore_errors=True)
 
 
 def started(at: AppTest) -> AppTest:
@@ -129,18 +147,44 @@ def shown_tables(at: AppTest) -> list[pd.DataFrame]:
     return frames
 
 
-def test_empty_chat_shows_example_questions(app: AppTest) -> None:
+def test_empty_chat_pictures_the_money_and_offers_examples_from_the_data(
+    app: AppTest, data_dir: Path, transactions: pd.DataFrame
+) -> None:
+    """Before the first question: a tile per account with its newest balance, the newest month
+    against the one before, its top categories and largest payments, and example questions
+    built from the data; every figure as pandas computes it from the sample CSV."""
+    screen = first_screen_of(data_dir)
     labels = [b.label for b in app.button if b.key and b.key.startswith("example-")]
-    assert labels == list(EXAMPLE_QUESTIONS)
+    assert labels == [plain_markdown(e.text) for e in screen.examples] and len(labels) == 4
     assert not app.chat_message
+    metrics = {m.label: m.value for m in app.metric}
+    for account in ("Everyday Checking", "High-Yield Savings", "Platinum Card"):
+        rows = transactions[transactions["account_name"] == account]
+        (label,) = [label for label in metrics if label.startswith(plain_markdown(account))]
+        assert metrics[label] == money(Decimal(rows.iloc[-1]["balance"]))
+    june, _ = spent(transactions, "2025-06-01", "2025-06-30")
+    may, _ = spent(transactions, "2025-05-01", "2025-05-31")
+    assert metrics["Spending in June 2025"] == money(june)
+    (month,) = [m for m in app.metric if m.label == "Spending in June 2025"]
+    assert month.delta == f"{(june - may) / may * 100:+.1f}%"
+    tile = next(b for b in app.button if b.label.startswith("How much did I spend in June 2025"))
+    tile.click().run()
+    assert not app.exception, app.exception
+    assert money(june).replace("$", "\\$") in answer_markdown(app, 0)
+    assert app.chat_message[0].markdown[0].value == tile.label
 
 
-def test_sidebar_shows_active_backend_and_models(app: AppTest) -> None:
-    engine = " ".join(c.value for c in app.sidebar.caption)
-    assert "Embedded SQLite" in engine
-    assert "Offline rules" in engine
-    assert LocalEmbedder.model_name in engine
+def test_the_backend_is_an_answers_detail_not_the_sidebars(app: AppTest) -> None:
+    sidebar = " ".join(c.value for c in app.sidebar.caption)
+    assert "SQLite" not in sidebar and LocalEmbedder.model_name not in sidebar
     assert [b.label for b in app.sidebar.button] == ["Clear chat"]
+    ask(app, "How much did I spend on groceries in 2024?")
+    details = " ".join(c.value for c in app.chat_message[1].caption)
+    assert "the embedded SQLite store" in details and "offline rules" in details
+    assert LocalEmbedder.model_name in details
+    steps = " ".join(m.value for m in app.chat_message[1].markdown)
+    assert "Understood as **a total**" in steps and "Searching:" in steps
+    assert not app.chat_message[1].status  # no progress bar left over an answer
 
 
 def test_aggregate_answer_has_metric_citation_and_rows_behind(
@@ -386,7 +430,6 @@ def test_gemini_routes_and_its_wording_streams_in(
         vertex.script(Reply.plan(GROCERIES_2024))
         vertex.always(Reply(text=wording, chunk_chars=9))
         at = started(AppTest.from_file(str(APP), default_timeout=TIMEOUT_S))
-        assert "Gemini (gemini-2.5-flash)" in " ".join(c.value for c in at.sidebar.caption)
         ask(at, "How much did I spend on groceries in 2024?")
         actions = [r.action for r in vertex.requests]
     assert actions == ["generateContent", "streamGenerateContent"]
@@ -394,7 +437,8 @@ def test_gemini_routes_and_its_wording_streams_in(
     assert text.startswith(f"Groceries took {money(total)}".replace("$", "\\$"))
     assert 'data-fs-cite="0:1"' in text
     assert at.metric[0].value == money(total)
-    assert any("Writing" in m.value for m in at.chat_message[1].status[0].markdown)
+    assert "Gemini (gemini-2.5-flash)" in " ".join(c.value for c in at.chat_message[1].caption)
+    assert any("Writing" in m.value for m in at.chat_message[1].markdown)
 
 
 # --- the pure helpers behind the pages -----------------------------------------------------------

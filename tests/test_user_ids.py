@@ -110,9 +110,13 @@ def test_the_command_refuses_ids_that_would_reach_the_whole_store(
         )
     assert sorted(p.relative_to(data) for p in data.rglob("*.pdf")) == kept
 
-    (alices_file,) = finsync(
-        "forget", "--list", "--user", "alice", env=env, cwd=tmp_path
-    ).stdout.split()
+    (listed,) = finsync("forget", "--list", "--user", "alice", env=env, cwd=tmp_path).stdout.split(
+        "\n", 1
+    )[:1]
+    # The file as it was imported, with its statement month: never the path it is kept under.
+    alices_file, month, contents = listed.split("\t")
+    assert (alices_file, month) == ("march.pdf", "January 2024")
+    assert contents.startswith("statement, 3 pages")
     stranger = finsync("forget", alices_file, "--user", "bob", env=env, cwd=tmp_path)
     assert stranger.returncode == 1 and "is not one of bob's files" in stranger.stderr
     assert "forgot 0 stored document(s) and 0 kept PDF(s)" in stranger.stdout

@@ -90,8 +90,7 @@ def link_citations(text: str, turn: int, citations: Sequence[Citation]) -> str:
         citation = sources.get(int(match.group(1)))
         if citation is None:
             return match.group()
-        where = f", page {citation.page}" if citation.page else ""
-        title = html.escape(f"{citation.source}{where}", quote=True)
+        title = html.escape(citation.shown, quote=True)
         return (
             f'<span class="fs-cite" role="button" tabindex="0" '
             f'{CITE_ATTRIBUTE}="{citation_ref(turn, citation.n)}" title="{title}" '

@@ -69,8 +69,7 @@ def _request(turn: int, n: int) -> None:
 
 def _label(citation: Citation) -> str:
     """A button label (Streamlit reads markdown there): the source names a bank and account."""
-    page = f", page {citation.page}" if citation.page else ""
-    return plain_markdown(f"[{citation.n}] {citation.source}{page}")
+    return plain_markdown(f"[{citation.n}] {citation.shown}")
 
 
 def citation_list(turn: int, citations: Sequence[Citation], w: Wording | None = None) -> None:

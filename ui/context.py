@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from datetime import date
 
 import streamlit as st
 
 from elastic.model.results import Vocabulary
 from elastic.statement_store import StatementStore
 from elastic.user_ids import InvalidUserId
+from llm.answering.wording import ENGLISH, wording
 from llm.embeddings import LocalEmbedder
+from llm.first_screen import FirstScreen
 from llm.ingesting import Importer
-from llm.pipeline import ChatPipeline
+from llm.pipeline import ChatPipeline, Scope
 from llm.services import build_pipeline, statement_store
+from llm.sources import SourceFile, source_labels
 from settings import Settings
 from ui.auth import current_user_id
 from ui.faults import fault_line
@@ -37,6 +41,20 @@ class AppContext:
     def vocabulary(self) -> Vocabulary:
         return _vocabulary(self.pipeline, self.fingerprint, self.user_id)
 
+    def sources(self, language: str = "en") -> list[SourceFile]:
+        """The user's files by name and month (``llm/sources.py``)."""
+        return _sources(self.pipeline, self.fingerprint, self.user_id, language)
+
+    def source_labels(self) -> dict[str, str]:
+        """Stored file name → the name and month to show (tables' Source column)."""
+        return source_labels(self.sources())
+
+    def first_screen(self, language: str, scope: Scope) -> FirstScreen:
+        """The overview and example questions of the user's data, for today."""
+        return _first_screen(
+            self.pipeline, self.fingerprint, self.user_id, date.today(), language, scope
+        )
+
 
 @st.cache_resource(show_spinner="Loading the search engine and models…")
 def _pipeline(_settings: Settings, fingerprint: str) -> ChatPipeline:
@@ -56,10 +74,38 @@ def _vocabulary(_pipeline: ChatPipeline, fingerprint: str, user_id: str) -> Voca
     return _pipeline.vocabulary(user_id)
 
 
+@st.cache_data(ttl=300, show_spinner=False)
+def _sources(
+    _pipeline: ChatPipeline, fingerprint: str, user_id: str, language: str
+) -> list[SourceFile]:
+    return _pipeline.sources(user_id, language)
+
+
+@st.cache_data(ttl=300, show_spinner=False)
+def _first_screen(
+    _pipeline: ChatPipeline,
+    fingerprint: str,
+    user_id: str,
+    today: date,
+    language: str,
+    scope: Scope,
+) -> FirstScreen:
+    return _pipeline.first_screen(user_id, today, language, scope)
+
+
 def data_changed(context: AppContext) -> None:
-    """After an ingest: the router and the sidebar filters must see the new data."""
+    """After an ingest or a forget: the router, the sidebar filters, the file names and the
+    overview must see the data as it is now."""
     context.pipeline.data_changed(context.user_id)
-    _vocabulary.clear()
+    for cached in (_vocabulary, _sources, _first_screen):
+        cached.clear()
+
+
+def ui_language() -> str:
+    """The language of the page's own words: the browser's, when FinSync speaks it (an answer
+    speaks the language of its question)."""
+    locale = st.context.locale or ENGLISH
+    return wording(locale.replace("_", "-").split("-")[0].lower()).code
 
 
 def app_context() -> AppContext:

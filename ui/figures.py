@@ -1,7 +1,9 @@
 """Plotly figures for results: titled, money on the axes and in hover labels (no Streamlit).
 
 Names from files (categories, merchants, accounts) go through ``plain_figure_text`` before they
-reach a figure: plotly reads a subset of HTML in its text.
+reach a figure: plotly reads a subset of HTML in its text. Every mark carries, in its
+``customdata``, its count of transactions and what it stands for (a group's key, a bucket's
+first day and its line, a side's place), so a click on it can open the rows behind it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ui.answer_text import plain_figure_text, plain_markdown
 
 CHART_HEIGHT = 380
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+TREND_KINDS = ("line", "bars", "area")  # the chart types a trend can be drawn as
 
 
 def _scope(plan: IntentPlan, plain: Callable[[str], str], w: Wording) -> str:
@@ -81,7 +84,12 @@ def _hover(currency: str, with_name: bool, w: Wording, is_money: bool = True) ->
     period = "%{hovertext}"
     amount = f"{w.currency_symbol(currency)}%{{y:,.2f}}" if is_money else "%{y:,.0f}"
     count = w.text("chart.hover_transactions")
-    return f"{period}<br>{name}<b>{amount}</b> · %{{customdata}} {count}<extra></extra>"
+    return f"{period}<br>{name}<b>{amount}</b> · %{{customdata[0]}} {count}<extra></extra>"
+
+
+def point_data(count: int, key: str, series: str = "") -> list[object]:
+    """A mark's ``customdata``: its count (shown on hover), and what a click on it opens."""
+    return [count, key, series]
 
 
 def _values(buckets: Sequence[Bucket], metric: Metric) -> list[float | None]:
@@ -100,17 +108,24 @@ def _series(
     currency: str,
     metric: Metric,
     w: Wording,
-) -> go.Scatter:
+    kind: str = "line",
+    split: str = "",
+) -> go.Scatter | go.Bar:
+    """One line of a trend (or its bars): ``split`` is the category a split trend's line is."""
     is_money = metric is not Metric.count
-    return go.Scatter(
-        x=[b.period for b in buckets],
-        y=_values(buckets, metric),
-        customdata=[b.count for b in buckets],
-        hovertext=_periods(buckets, interval, w),
-        name=name,
-        mode="lines+markers",
-        hovertemplate=_hover(currency, with_name=True, w=w, is_money=is_money),
-    )
+    marks = {
+        "x": [b.period for b in buckets],
+        "y": _values(buckets, metric),
+        "customdata": [point_data(b.count, b.period.isoformat(), split) for b in buckets],
+        "hovertext": _periods(buckets, interval, w),
+        "name": name,
+        "hovertemplate": _hover(currency, with_name=True, w=w, is_money=is_money),
+    }
+    if kind == "bars":
+        return go.Bar(**marks)
+    if kind == "area":
+        return go.Scatter(**marks, mode="lines+markers", fill="tozeroy")
+    return go.Scatter(**marks, mode="lines+markers")
 
 
 def _layout(
@@ -161,9 +176,21 @@ def _period_axis(
     )
 
 
-def trend_figure(plan: IntentPlan, result: TrendResult, language: str = ENGLISH) -> go.Figure:
-    """One line for the series, or one line per category when the trend is split."""
+def default_trend_kind(result: TrendResult) -> str:
+    """How a trend is first drawn: bars for a net cash flow (above and below zero), else a line
+    (an area for a single series)."""
+    if result.direction is Direction.net:
+        return "bars"
+    return "line" if result.splits else "area"
+
+
+def trend_figure(
+    plan: IntentPlan, result: TrendResult, language: str = ENGLISH, kind: str | None = None
+) -> go.Figure:
+    """One line (or bars, or an area) for the series, or one per category when the trend is
+    split; ``kind`` is one of ``TREND_KINDS`` (default: ``default_trend_kind``)."""
     w = wording(language)
+    kind = kind or default_trend_kind(result)
     figure = go.Figure()
     is_money = plan.metric is not Metric.count
     noun = w.direction_title(result.direction)
@@ -171,25 +198,13 @@ def trend_figure(plan: IntentPlan, result: TrendResult, language: str = ENGLISH)
         for category, buckets in sorted(result.splits.items()):
             name = plain_figure_text(category)
             figure.add_trace(
-                _series(name, buckets, result.interval, result.currency, plan.metric, w)
+                _series(
+                    name, buckets, result.interval, result.currency, plan.metric, w, kind, category
+                )
             )
-    elif result.direction is Direction.net:
-        figure.add_trace(
-            go.Bar(
-                x=[b.period for b in result.series],
-                y=_values(result.series, plan.metric),
-                customdata=[b.count for b in result.series],
-                hovertext=_periods(result.series, result.interval, w),
-                name=noun,
-                hovertemplate=_hover(result.currency, False, w, is_money),
-            )
-        )
     else:
-        trace = _series(noun, result.series, result.interval, result.currency, plan.metric, w)
-        trace.update(
-            hovertemplate=_hover(result.currency, False, w, is_money),
-            fill="tozeroy",
-        )
+        trace = _series(noun, result.series, result.interval, result.currency, plan.metric, w, kind)
+        trace.update(hovertemplate=_hover(result.currency, False, w, is_money))
         figure.add_trace(trace)
     figure.update_layout(showlegend=bool(result.splits))
     _period_axis(figure, [b.period for b in result.series], result.interval, w)
@@ -219,7 +234,7 @@ def groups_figure(
     # Days of the week keep their order (the result's), Monday on top.
     names = [plain_figure_text(w.group_key(group, k)) for k in keys]
     values = [float(g.value or 0) for g in groups]
-    counts = [g.count for g in groups]
+    counts = [point_data(g.count, g.key) for g in groups]
     is_money = result.metric is not Metric.count
     symbol = w.currency_symbol(result.currency) if is_money else ""
     labels = [_figure_text(w, v, result.currency, is_money, 0) for v in values]
@@ -232,12 +247,15 @@ def groups_figure(
                 labels=names,
                 values=[abs(v) for v in values],
                 customdata=counts,
+                # A pie's hover reads a slice's customdata whole: its count comes from text,
+                # which the slices do not print (textinfo).
+                text=[g.count for g in groups],
                 hole=0.45,
                 sort=not by_month,
                 textinfo="percent",
                 hovertemplate=(
                     f"%{{label}}<br><b>{shown}</b> (%{{percent}}) · "
-                    f"%{{customdata}} {count}<extra></extra>"
+                    f"%{{text}} {count}<extra></extra>"
                 ),
             )
         )
@@ -276,7 +294,7 @@ def groups_figure(
             orientation="h",
             text=labels[::-1],
             textposition="auto",
-            hovertemplate=f"%{{y}}<br><b>{shown}</b> · %{{customdata}} {count}<extra></extra>",
+            hovertemplate=f"%{{y}}<br><b>{shown}</b> · %{{customdata[0]}} {count}<extra></extra>",
         )
     )
     height = max(CHART_HEIGHT, 90 + 30 * len(keys))
@@ -299,7 +317,9 @@ def compare_figure(plan: IntentPlan, result: CompareResult, language: str = ENGL
         go.Bar(
             x=labels,
             y=values,
-            customdata=[side.result.count for side in result.sides],
+            customdata=[
+                point_data(side.result.count, str(place)) for place, side in enumerate(result.sides)
+            ],
             text=[
                 w.text("chart.no_data")
                 if v is None
@@ -307,7 +327,7 @@ def compare_figure(plan: IntentPlan, result: CompareResult, language: str = ENGL
                 for v in values
             ],
             textposition="outside",
-            hovertemplate=f"%{{x}}<br><b>{shown}</b> · %{{customdata}} {count}<extra></extra>",
+            hovertemplate=f"%{{x}}<br><b>{shown}</b> · %{{customdata[0]}} {count}<extra></extra>",
         )
     )
     figure.update_xaxes(type="category")

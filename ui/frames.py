@@ -46,12 +46,12 @@ def transaction_labels(language: str = "en") -> dict[str, str]:
     return {key: words.text(f"column.{key}") for key in TRANSACTION_COLUMNS}
 
 
-def provenance_label(row: Transaction, sources: Mapping[str, str] | None = None) -> str:
+def provenance_label(row: Transaction, names: Mapping[str, str] | None = None) -> str:
     """Where a row came from and what FinSync inferred about it: ``chase.csv, line 12 ·
-    category inferred``. ``sources`` names stored files as people know them (a statement PDF
-    is kept under a hashed name: "Mercury credit card statement, Oct 6 – Nov 5, 2024")."""
-    source = (sources or {}).get(row.source_file, row.source_file)
-    where = ", ".join(x for x in (source, row.location) if x)
+    category inferred``. ``names`` shows a file by its name (``llm.sources.source_labels``):
+    a statement PDF's stored name is a path nobody knows."""
+    shown = (names or {}).get(row.source_file, row.source_file)
+    where = ", ".join(x for x in (shown, row.location) if x)
     inferred = [
         name
         for name, flag in (("merchant", row.merchant_inferred), ("category", row.category_inferred))
@@ -63,11 +63,11 @@ def provenance_label(row: Transaction, sources: Mapping[str, str] | None = None)
 
 
 def transactions_frame(
-    rows: Sequence[Transaction], language: str = "en", sources: Mapping[str, str] | None = None
+    rows: Sequence[Transaction], language: str = "en", names: Mapping[str, str] | None = None
 ) -> pd.DataFrame:
     """Transactions as a table with typed columns, headed in ``language``: dates and signed
     amounts; account numbers in descriptions and merchants keep only their last four digits;
-    stored files named by ``sources``."""
+    stored files shown by ``names``."""
     columns = {
         "date": [row.date for row in rows],
         "merchant": [mask_account_numbers(row.merchant, [row.account_no]) for row in rows],
@@ -76,7 +76,7 @@ def transactions_frame(
         "category": [row.category for row in rows],
         "account": [account_label(row.account_name, row.account_no) for row in rows],
         "currency": [row.currency for row in rows],
-        "source": [provenance_label(row, sources) for row in rows],
+        "source": [provenance_label(row, names) for row in rows],
     }
     labels = transaction_labels(language)
     return pd.DataFrame(

@@ -1,4 +1,5 @@
-"""The sidebar: filters that scope every question, the engines in use, and chat controls."""
+"""The sidebar: filters that scope every question, and chat controls. Which engines answered is
+an answer's detail (``ui/chat_tools.py``), not the sidebar's."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import streamlit as st
 from elastic.model.results import AccountInfo, Vocabulary
 from llm.answering.wording import Wording, account_option_label, wording
 from llm.pipeline import Scope
-from ui.chat_history import clear_history
+from ui.chat_history import clear_history, conversation_language
 from ui.context import AppContext
 from ui.faults import fault_line
 
@@ -72,24 +73,20 @@ def chat_filters(vocabulary: Vocabulary | None, w: Wording | None = None) -> Sco
     return Scope(accounts=tuple(chosen), date_from=date_from, date_to=date_to)
 
 
-def engine_panel(context: AppContext) -> None:
-    """Which backend and models answer: worth knowing when numbers are compared."""
-    settings = context.settings
-    backend = (
-        "Elasticsearch" if context.pipeline.backend_name == "elasticsearch" else "Embedded SQLite"
-    )
-    language = f"Gemini ({settings.gemini_model})" if settings.vertex_enabled else "Offline rules"
-    with st.sidebar.container(border=True, key="engine-panel"):
-        st.caption(
-            f":material/database: **Backend:** {backend}  \n"
-            f":material/psychology: **Answers:** {language}  \n"
-            f":material/hub: **Embeddings:** {context.pipeline.embedder.model_name}"
-        )
+def _clear_chat(context: AppContext) -> None:
+    """The conversation goes from the page and from where it is kept."""
+    clear_history()
+    context.pipeline.forget_conversation(context.user_id)
 
 
-def clear_chat_button() -> None:
+def clear_chat_button(context: AppContext) -> None:
     st.sidebar.button(
-        "Clear chat", icon=":material/delete_sweep:", on_click=clear_history, width="stretch"
+        wording(conversation_language()).text("chat_tools.clear"),
+        icon=":material/delete_sweep:",
+        on_click=_clear_chat,
+        args=(context,),
+        width="stretch",
+        key="clear-chat",
     )
 
 

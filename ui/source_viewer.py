@@ -165,7 +165,9 @@ def transactions_behind(context: AppContext, citation: Citation, key: str) -> No
     """The rows behind a number. A row read from a statement PDF opens its page with the row
     marked: at once when it is the only one, else the one chosen below the table."""
     result = _all_rows_behind(context, citation)
-    st.markdown("#### " + plain_markdown(f"[{citation.n}] {citation.source}"))
+    # A clicked mark of a chart (n 0) is no numbered source of the answer.
+    title = f"[{citation.n}] {citation.source}" if citation.n else citation.source
+    st.markdown("#### " + plain_markdown(title))
     if len(result.rows) < result.total:
         st.caption(f"The newest {len(result.rows):,} of {result.total:,} transactions")
     else:
@@ -177,13 +179,15 @@ def transactions_behind(context: AppContext, citation: Citation, key: str) -> No
             "(negative = money out)"
         )
     statements = {s.source_file: s for s in context.pipeline.statements(context.user_id)}
-    names = {f: statement_name(s) for f, s in statements.items()}
     printed = _printed_rows(result.rows, statements)
     if len(result.rows) == 1 and printed:
         row, statement = printed[0]
         statement_page(context, statement.statement_id, row.page or 1, None, row.box)
     transactions_table(
-        result.rows, key=key, file_name=f"citation-{citation.n}-rows.csv", sources=names
+        result.rows,
+        key=key,
+        file_name=f"citation-{citation.n}-rows.csv",
+        names=context.source_labels(),
     )
     if len(result.rows) > 1 and printed:
         labels = {_row_label(row): (row, statement) for row, statement in printed}
@@ -197,13 +201,6 @@ def transactions_behind(context: AppContext, citation: Citation, key: str) -> No
         if chosen:
             row, statement = labels[chosen]
             statement_page(context, statement.statement_id, row.page or 1, None, row.box)
-
-
-def statement_name(statement: StatementInfo) -> str:
-    """A statement as the person knows it: "Mercury credit card statement, Oct 6 – Nov 5,
-    2024"."""
-    period = period_range(statement.statement_from, statement.statement_to)
-    return f"{statement.account_name} statement, {period}"
 
 
 @st.dialog("Statement page", width="large")

@@ -48,7 +48,7 @@ _CSS = """
     border-radius: 0.3rem;
     font-size: 0.95rem;
 }
-.st-key-citation-click-catcher { display: none; }
+.st-key-citation-click-catcher, .st-key-slice-click-catcher { display: none; }
 /* Transaction tables (ui/tables.py). Money out and in keep 4.5:1 contrast (WCAG AA) on the
    theme's backgrounds #FFFFFF and #F3F6FB: #B91C1C 6.0:1 or more, #15803D 4.6:1 or more. */
 .fs-tx-wrap {
@@ -119,6 +119,19 @@ _CSS = """
 .fs-tx-wrap[dir="rtl"] .fs-tx td.fs-k-amount { direction: ltr; }
 .fs-tx .fs-out { color: #B91C1C; }
 .fs-tx .fs-in { color: #15803D; }
+/* Overview tiles (ui/overview.py): a list tile's names and amounts, amounts aligned. */
+ol.fs-tile-lines { list-style: none; margin: 0; padding: 0; font-size: 0.95rem; }
+ol.fs-tile-lines li {
+    display: flex;
+    justify-content: space-between;
+    gap: 0.75rem;
+    padding: 0.15rem 0;
+    border-bottom: 1px solid #DCE3EE;
+}
+ol.fs-tile-lines li { margin: 0; }
+ol.fs-tile-lines li:last-child { border-bottom: none; }
+.fs-tile-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.fs-tile-amount { font-variant-numeric: tabular-nums; white-space: nowrap; }
 @media (max-width: 480px) {
     .fs-tx { min-width: 0; }
     .fs-tx .fs-extra { display: none; }

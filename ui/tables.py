@@ -59,12 +59,12 @@ def _cell(key: str, value: object) -> str:
 
 
 def transactions_html(
-    rows: Sequence[Transaction], language: str = "en", sources: Mapping[str, str] | None = None
+    rows: Sequence[Transaction], language: str = "en", names: Mapping[str, str] | None = None
 ) -> str:
     """The rows as an HTML table in which every text is escaped: documents are data, never
     markup. The wrapper scrolls a long or wide table, so it takes keyboard focus."""
     words = wording(language)
-    frame = transactions_frame(rows, language, sources)
+    frame = transactions_frame(rows, language, names)
     keys, labels = TRANSACTION_COLUMNS, transaction_labels(language)
     head = "".join(
         f'<th scope="col" class="fs-k-{key}{"" if key in LEADING_COLUMNS else " fs-extra"}"'
@@ -95,18 +95,18 @@ def transactions_table(
     key: str,
     file_name: str,
     language: str = "en",
-    sources: Mapping[str, str] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> None:
     """The rows as a table, headed in ``language``, and a CSV download of exactly those rows;
-    ``sources`` names stored files as people know them."""
+    ``names`` shows each file by its name (``provenance_label``)."""
     if not rows:
-        st.info("No transactions match.", icon=":material/search_off:")
+        st.info(wording(language).text("tables.no_rows"), icon=":material/search_off:")
         return
     with st.container(key=f"{key}-table"):
-        st.html(transactions_html(rows, language, sources))
+        st.html(transactions_html(rows, language, names))
     st.download_button(
         wording(language).text("chart.download"),
-        data=csv_bytes(transactions_frame(rows, language, sources)),
+        data=csv_bytes(transactions_frame(rows, language, names)),
         file_name=file_name,
         mime="text/csv",
         icon=":material/download:",

@@ -61,6 +61,7 @@ def fact_from_source(src: Mapping[str, Any]) -> StatementFact:
         page=src.get("page"),
         box=box_from_source(src.get("box")),
         day=None if day is None else date.fromisoformat(day),
+        file_name=src.get("file_name") or "",
     )
 
 
@@ -74,6 +75,7 @@ def _statement_fields(src: Mapping[str, Any]) -> dict[str, Any]:
         "statement_from": date.fromisoformat(src["statement_from"]),
         "statement_to": date.fromisoformat(src["statement_to"]),
         "source_file": src["source_file"],
+        "file_name": src.get("file_name") or "",
     }
 
 

@@ -1028,7 +1028,7 @@ def _new_rows(
     return replace(parsed, rows=fresh)
 
 
-def _pdf_facts(statement: PdfStatement, source_file: str) -> list[StatementFact]:
+def _pdf_facts(statement: PdfStatement, source_file: str, file_name: str) -> list[StatementFact]:
     return [
         StatementFact(
             statement_id=statement.statement_id,
@@ -1044,6 +1044,7 @@ def _pdf_facts(statement: PdfStatement, source_file: str) -> list[StatementFact]
             page=fact.page,
             box=fact.box,
             day=fact.day,
+            file_name=file_name,
         )
         for fact in statement.facts
     ]
@@ -1059,13 +1060,16 @@ def _read_statement(
     try:
         source_file = store.name_for(path, user_id)
         given = defaults.statement_values()
-        return source_file, read_statement(path, source_file, given, default_currency)
+        statement = read_statement(path, source_file, given, default_currency)
     except (OSError, UnreadableFile) as exc:
         return IngestProblem(path.name, "file", str(exc))
     except FinSyncError:
         raise
     except Exception as exc:  # the reader's bug on an odd PDF: the other files go on
         return IngestProblem(path.name, "file", str(_reader_failed(path.name, exc)))
+    # The kept copy is named by its content; its pages remember the name it came with.
+    statement.chunks[:] = [replace(chunk, file_name=path.name) for chunk in statement.chunks]
+    return source_file, statement
 
 
 _Prepared = tuple[_StatementRead, _NewPages | None]
@@ -1132,7 +1136,7 @@ def _land_read(
             pages = _embed_new_pages(backend, embedder, user_id, statement.chunks)
         _write_pages(backend, embedder.model_name, user_id, pages, report, visible)
     if statement.facts:
-        backend.add_facts(user_id, _pdf_facts(statement, source_file), visible)
+        backend.add_facts(user_id, _pdf_facts(statement, source_file, path.name), visible)
     rows = _new_rows(backend, user_id, statement, report)
     if rows is not None and rows.rows:
         rows_report = IngestReport(source=path.name)

@@ -206,6 +206,7 @@ class StatementFact:
     page: int | None = None
     box: Box | None = None
     day: date | None = None
+    file_name: str = ""  # the name a kept statement PDF had when imported ("": source_file)
 
     @property
     def fact_id(self) -> str:
@@ -228,6 +229,7 @@ class StatementFact:
             "source_file": self.source_file,
             "location": self.location,
             "page": self.page,
+            "file_name": self.file_name,
         }
 
 
@@ -259,8 +261,9 @@ class StatementChunk:
     chunk: int
     text: str
     summary_text: str
-    source_file: str
+    source_file: str  # where the PDF is kept: ``<storage key>/<digest>.pdf``
     reconciliation: str = ""  # the statement's ``Reconciliation.as_json()``, "" without rows
+    file_name: str = ""  # the name the PDF had when it was imported
 
     @property
     def doc_id(self) -> str:
@@ -285,6 +288,7 @@ class StatementChunk:
             "embedding_model": embedding_model,
             "source_file": self.source_file,
             "reconciliation": self.reconciliation,
+            "file_name": self.file_name,
         }
 
 

@@ -469,6 +469,7 @@ class StatementHit:
     statement_from: date
     statement_to: date
     source_file: str
+    file_name: str = ""  # the PDF's name when imported ("" in stores written before it was kept)
 
     @property
     def doc_id(self) -> str:
@@ -553,6 +554,15 @@ class StatementRows:
 
 
 @dataclass(frozen=True)
+class FileStats:
+    """The transactions that came from one file: how many, and the months they fall in."""
+
+    rows: int
+    first_month: date
+    last_month: date
+
+
+@dataclass(frozen=True)
 class StatementInfo:
     statement_id: str
     bank_name: str
@@ -563,3 +573,4 @@ class StatementInfo:
     pages: int
     source_file: str
     reconciliation: Reconciliation | None = None  # None for a statement whose rows were none
+    file_name: str = ""  # the PDF's name when imported ("" in stores written before it was kept)

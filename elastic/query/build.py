@@ -271,6 +271,13 @@ def statements(user_id: str) -> StatementsQuery:
     return StatementsQuery(And((_user(user_id),)), STATEMENTS_SIZE)
 
 
+def file_stats(user_id: str) -> StatsQuery:
+    """Per file the user's transactions came from: its rows, and its rows per month."""
+    files = Groups("source_file", STATEMENTS_SIZE)
+    months = (files, Buckets("date", Interval.month))
+    return StatsQuery(And((_user(user_id),)), AMOUNT, (("files", (files,)), ("months", months)))
+
+
 def vocabulary(user_id: str) -> FacetsQuery:
     return FacetsQuery(
         And((_user(user_id),)),

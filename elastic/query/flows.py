@@ -32,6 +32,7 @@ from elastic.model.results import (
     BalanceResult,
     Basis,
     CellStats,
+    FileStats,
     ListingResult,
     RecurringResult,
     ShareResult,
@@ -325,6 +326,18 @@ class Engine(ABC):
             currency=currencies[0] if currencies else DEFAULT_CURRENCY,
             currencies=currencies,
         )
+
+    def file_stats(self, user_id: str) -> dict[str, FileStats]:
+        """Per ``source_file`` of the user's transactions: its rows and the months they span."""
+        cells = self.run_stats(build.file_stats(user_id)).cells
+        months: dict[str, list[date]] = {}
+        for (name, month), _ in cells["months"].items():
+            months.setdefault(str(name), []).append(_bucket(month))
+        return {
+            str(name): FileStats(raw[0], min(months[str(name)]), max(months[str(name)]))
+            for (name,), raw in cells["files"].items()
+            if name
+        }
 
     def statements(self, user_id: str) -> list[StatementInfo]:
         """The Sources page's order: by account, then period."""

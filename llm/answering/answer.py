@@ -63,6 +63,16 @@ class Citation:
     source_file: str | None = None
     rows_plan: IntentPlan | None = None  # transactions: the listing that shows the rows
     box: Box | None = None  # statement: the cited row or fact on the page
+    # What the chat shows: the file's name, its month and the page, in the answer's language
+    # ("" when ``source`` is all there is: it is shown with the page).
+    label: str = ""
+
+    @property
+    def shown(self) -> str:
+        """How the chat names the source: its ``label``, else ``source`` and the page."""
+        if self.label:
+            return self.label
+        return f"{self.source}, page {self.page}" if self.page else self.source
 
     def as_json(self) -> dict[str, Any]:
         return {

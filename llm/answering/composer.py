@@ -405,6 +405,10 @@ def statement_citation(
     n: int, hit: StatementHit, passage: str, w: Wording | None = None
 ) -> Citation:
     w = w or wording()
+    label = ""
+    if hit.file_name:
+        period = w.period_name(hit.statement_from, hit.statement_to)
+        label = w.text("citation.file_page", file=hit.file_name, period=period, page=hit.page)
     return Citation(
         n=n,
         kind="statement",
@@ -420,6 +424,7 @@ def statement_citation(
         score=round(hit.score, 6),
         passage=mask_account_numbers(passage, [hit.account_no]),
         source_file=hit.source_file,
+        label=label,
     )
 
 
@@ -514,33 +519,35 @@ def _without_accounts(question: str, accounts: list[str]) -> str:
     return question
 
 
+def _fact_file(fact: StatementFact, w: Wording) -> str:
+    """The file a fact is printed in, by the name it came with: a kept PDF's stored name is a
+    path nobody knows (a store written before names were kept says which statement)."""
+    if fact.file_name:
+        return fact.file_name
+    if fact.page is not None:
+        return w.text("citation.kept_statement", day=w.day_label(fact.as_of))
+    return fact.source_file
+
+
 def fact_citation(n: int, fact: StatementFact, w: Wording | None = None) -> Citation:
     w = w or wording()
-    account = mask_account(fact.account_no)
-    if fact.page:  # a statement PDF, kept under a name of the store's: named by its date
-        source = w.text(
-            "citation.fact_page",
-            bank=fact.bank_name,
-            account=account,
-            end=fact.as_of.isoformat(),
-            where=w.text("citation.page", page=fact.page),
-        )
-    else:
-        source = w.text(
-            "citation.fact",
-            bank=fact.bank_name,
-            account=account,
-            file=fact.source_file,
-            where=fact.location,
-        )
+    where = w.text("citation.page", page=fact.page) if fact.page else fact.location
+    file = _fact_file(fact, w)
     return Citation(
         n=n,
         kind="statement",
-        source=source,
+        source=w.text(
+            "citation.fact",
+            bank=fact.bank_name,
+            account=mask_account(fact.account_no),
+            file=file,
+            where=where,
+        ),
         statement_id=fact.statement_id,
         page=fact.page,
         source_file=fact.source_file,
         box=fact.box,
+        label=w.text("citation.file_where", file=file, where=where),
     )
 
 

@@ -344,7 +344,7 @@ class Wording:
 
 
 def plan_kind(plan: IntentPlan) -> str:
-    """What a plan asks for, as the chat's "Understood as" names it (``chrome.kind_<kind>``):
+    """What a plan asks for, as the chat's "Understood as" names it (``chat_tools.kind_<kind>``):
     a kind beyond totals, a comparison, else its intent."""
     kinds = (
         ("share", plan.share_of),

@@ -1,108 +1,89 @@
-"""The chat: questions in, answers out with clickable citations, charts and tables."""
+"""The chat: questions in, answers out with clickable citations, charts and tables; a picture of
+the money loaded before the first question, next steps and tools after every answer."""
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, wait
 from datetime import date
-from decimal import Decimal
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.elements.lib.mutable_status_container import StatusContainer
 
+from elastic.model.plan import IntentPlan
 from elastic.model.results import Vocabulary
 from llm.answering.answer import Answer, Note, Prose, Suggestions
-from llm.answering.wording import Wording, account_option_label, plan_kind, wording
+from llm.answering.next_steps import next_steps, rows_behind_point
+from llm.answering.wording import Wording, account_option_label, wording
 from llm.pipeline import Scope
+from llm.planned import PlannedQuestion
+from llm.understanding.language import question_language
 from ui.answer_text import inert_text, link_citations, plain_markdown
 from ui.carried import carried_chips
-from ui.charts import answer_numbers
+from ui.charts import answer_numbers, mark_point, slice_click
 from ui.chat_history import (
     MAX_WAITING,
     ChatTurn,
     WaitingQuestion,
     answered,
+    ask_again,
     conversation_language,
     history,
+    keep,
     previous_plan,
     queue_question,
+    restore,
     waiting,
 )
+from ui.chat_tools import answer_details, copy_button
 from ui.citations import citation_list, requested_citation
 from ui.context import AppContext, app_context
-from ui.faults import fault_line
-from ui.sidebar import chat_filters, clear_chat_button, engine_panel, load_vocabulary
-from ui.source_viewer import open_citation
+from ui.faults import fault_line, show_fault
+from ui.overview import first_screen
+from ui.sidebar import chat_filters, clear_chat_button, load_vocabulary
+from ui.source_viewer import open_citation, transactions_dialog
 
 log = logging.getLogger(__name__)
 
 QUESTION_KEY = "chat-question"
+_EDITING = "chat-editing"  # the turn whose question is being edited
 WAIT_STEP_S = 0.25  # while an answer is computed, the run can be stopped this often
 # Answers are computed outside the script run, so a run stopped by a newer question does not
 # stop (or repeat) the answer: the next run picks it up. Shared by all sessions of the server.
 _ANSWERING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="answer")
 
-EXAMPLES = 4  # example questions in the templates' chrome (example_1 ...)
-
-
-def examples(w: Wording) -> tuple[str, ...]:
-    """The example questions of the welcome, in ``w``'s language."""
-    return tuple(w.text(f"chrome.example_{n}") for n in range(1, EXAMPLES + 1))
-
-
-EXAMPLE_QUESTIONS = examples(wording())
 USER_AVATAR = ":material/person:"
 ASSISTANT_AVATAR = ":material/account_balance:"
 
 
-def _ms(w: Wording, ms: float, places: int = 0) -> str:
-    """Milliseconds in the language's digits: "1,234" / "1.234", "8.5" / "8,5"."""
-    return w.number(round(Decimal(str(ms)), places) if places else round(ms))
-
-
-def _welcome(vocabulary: Vocabulary | None, w: Wording) -> None:
-    st.markdown(w.text("chrome.welcome"))
+def _welcome(
+    context: AppContext, vocabulary: Vocabulary | None, scope: Scope, language: str
+) -> None:
+    """What the chat shows before the first question: what FinSync does, the data loaded, an
+    overview of it and example questions (``ui/overview.py``)."""
+    w = wording(language)
+    st.markdown(w.text("welcome.intro"))
     if vocabulary is not None and not vocabulary.accounts:
-        st.info(w.text("chrome.no_data"), icon=":material/info:")
-    elif vocabulary is not None:
-        accounts = ", ".join(
-            account_option_label(a.account_name, a.bank_name, a.last4) for a in vocabulary.accounts
-        )
-        period = w.period_range(vocabulary.first_date, vocabulary.last_date)
-        st.caption(f":material/account_balance_wallet: {plain_markdown(accounts)} · {period}")
-    st.caption(w.text("chrome.examples"))
-    with st.container(horizontal=True, gap="small", key="examples"):
-        for number, question in enumerate(examples(w)):
-            st.button(
-                question,
-                key=f"example-{number}",
-                icon=":material/chat_bubble:",
-                on_click=_send,
-                args=(question,),
-            )
-
-
-def _done_label(answer: Answer) -> str:
-    w = wording(answer.language)
-    return w.text("chrome.answered", ms=_ms(w, sum(answer.timings_ms.values())))
-
-
-def _step_lines(answer: Answer) -> None:
-    """What the question was understood as, and how long each stage took."""
-    w = wording(answer.language)
-    kind = plan_kind(answer.plan)
-    st.markdown(w.text("chrome.understood", kind=w.text(f"chrome.kind_{kind}")))
-    for stage, ms in answer.timings_ms.items():
-        _step_line(w, stage, ms)
-
-
-def _step_line(w: Wording, stage: str, ms: float) -> None:
-    key = f"chrome.step_{stage}"
-    step = w.text(key) if w.has(key) else stage
-    st.markdown(f":material/check: {w.text('chrome.step_line', step=step, ms=_ms(w, ms, 1))}")
+        st.info(w.text("welcome.no_data"), icon=":material/info:")
+        return
+    if vocabulary is None:
+        return  # the sidebar says the backend failed
+    accounts = ", ".join(
+        account_option_label(a.account_name, a.bank_name, a.last4) for a in vocabulary.accounts
+    )
+    period = w.period_range(vocabulary.first_date, vocabulary.last_date)
+    span = w.text("welcome.data_span", accounts=plain_markdown(accounts), period=period)
+    st.caption(f":material/account_balance_wallet: {span}")
+    try:
+        screen = context.first_screen(language, scope)
+    except Exception as exc:
+        show_fault(w.text("overview.title"), exc, "Questions still work: type one below.")
+        return
+    first_screen(screen, language, _send_planned)
 
 
 def _answer_text(turn_index: int, answer: Answer, text_box: DeltaGenerator) -> None:
@@ -133,29 +114,141 @@ def _suggestions(turn_index: int, suggestions: Suggestions) -> None:
             )
 
 
-def _answer_body(turn_index: int, answer: Answer, text_box: DeltaGenerator) -> None:
-    """Text (with citation chips) in ``text_box``, then the numbers, sources and suggestions."""
-    answer_numbers(answer, key=f"turn-{turn_index}")
+def _next_steps(turn_index: int, answer: Answer, vocabulary: Vocabulary | None) -> None:
+    """Two to four buttons that ask the next question about the same numbers."""
+    steps = next_steps(answer, vocabulary.first_date if vocabulary else None)
+    if not steps:
+        return
+    with st.container(horizontal=True, gap="small", key=f"next-{turn_index}"):
+        st.caption(wording(answer.language).text("next_step.lead"), width="content")
+        for number, step in enumerate(steps):
+            st.button(
+                plain_markdown(step.text),
+                key=f"next-{turn_index}-{number}",
+                icon=":material/arrow_forward:",
+                on_click=_send_planned,
+                args=(step,),
+                wrap=True,
+            )
+
+
+def _answer_tools(context: AppContext, turn_index: int, answer: Answer, last: bool) -> None:
+    """Copy, regenerate (the newest answer) and the details, on one quiet line."""
+    w = wording(answer.language)
+    with st.container(
+        horizontal=True, gap="small", vertical_alignment="center", key=f"tools-{turn_index}"
+    ):
+        copy_button(answer, key=f"copy-{turn_index}")
+        if last:
+            st.button(
+                w.text("chat_tools.regenerate"),
+                key=f"regenerate-{turn_index}",
+                type="tertiary",
+                icon=":material/refresh:",
+                help=w.text("chat_tools.regenerate_help"),
+                on_click=ask_again,
+                args=(turn_index,),
+            )
+        answer_details(context, answer, key=f"details-{turn_index}")
+
+
+def _answer_body(
+    context: AppContext,
+    turn_index: int,
+    answer: Answer,
+    text_box: DeltaGenerator,
+    vocabulary: Vocabulary | None,
+    last: bool,
+) -> None:
+    """Text (with citation chips) in ``text_box``, then the numbers, sources, suggestions, next
+    steps and tools."""
+    answer_numbers(
+        answer,
+        key=f"turn-{turn_index}",
+        names=context.source_labels(),
+        open_rows=lambda citation, key: transactions_dialog(context, citation, key),
+    )
     _answer_text(turn_index, answer, text_box)
     citation_list(turn_index, answer.citations, wording(answer.language))
     for part in answer.parts:
         if isinstance(part, Suggestions):
             _suggestions(turn_index, part)
+    _next_steps(turn_index, answer, vocabulary)
+    _answer_tools(context, turn_index, answer, last)
 
 
-def _show_turn(turn_index: int, turn: ChatTurn) -> None:
+def _start_editing(turn_index: int) -> None:
+    st.session_state[_EDITING] = turn_index
+
+
+def _stop_editing() -> None:
+    st.session_state.pop(_EDITING, None)
+
+
+def _asked_edited(turn_index: int) -> None:
+    """The edited question, asked in place of the turn and those after it."""
+    edited = (st.session_state.get(f"edit-{turn_index}") or "").strip()
+    _stop_editing()
+    if edited:
+        ask_again(turn_index, edited)
+
+
+def _question(turn_index: int, turn: ChatTurn, w: Wording) -> None:
+    """The question as asked, with a button to edit it and ask again; or the edit form."""
+    if st.session_state.get(_EDITING) == turn_index:
+        with st.form(f"edit-form-{turn_index}", border=False):
+            st.text_area(
+                w.text("chat_tools.edit_label"), value=turn.question, key=f"edit-{turn_index}"
+            )
+            with st.container(horizontal=True, gap="small"):
+                st.form_submit_button(
+                    w.text("chat_tools.ask_again"),
+                    type="primary",
+                    icon=":material/send:",
+                    on_click=_asked_edited,
+                    args=(turn_index,),
+                )
+                st.form_submit_button(w.text("chat_tools.cancel"), on_click=_stop_editing)
+        return
+    st.markdown(plain_markdown(turn.question))
+    st.button(
+        w.text("chat_tools.edit"),
+        key=f"edit-button-{turn_index}",
+        type="tertiary",
+        icon=":material/edit:",
+        help=w.text("chat_tools.edit_help"),
+        on_click=_start_editing,
+        args=(turn_index,),
+    )
+
+
+def _show_turn(
+    context: AppContext,
+    turn_index: int,
+    turn: ChatTurn,
+    vocabulary: Vocabulary | None,
+    last: bool,
+) -> None:
+    language = turn.answer.language if turn.answer else turn.language or conversation_language()
+    w = wording(language)
     with st.chat_message("user", avatar=USER_AVATAR):
-        st.markdown(plain_markdown(turn.question))
+        _question(turn_index, turn, w)
         if turn.answer is not None:
-            carried_chips(turn_index, turn, wording(turn.answer.language))
+            carried_chips(turn_index, turn, w)
     with st.chat_message("assistant", avatar=ASSISTANT_AVATAR):
         if turn.error:
             st.error(turn.error, icon=":material/error:")
+            if last:
+                st.button(
+                    w.text("chat_tools.regenerate"),
+                    key=f"regenerate-{turn_index}",
+                    icon=":material/refresh:",
+                    on_click=ask_again,
+                    args=(turn_index,),
+                )
             return
         if turn.answer is not None:
-            with st.status(_done_label(turn.answer), state="complete"):
-                _step_lines(turn.answer)
-            _answer_body(turn_index, turn.answer, st.empty())
+            _answer_body(context, turn_index, turn.answer, st.empty(), vocabulary, last)
 
 
 def _preview(box: DeltaGenerator) -> Callable[[str], None]:
@@ -198,27 +291,32 @@ def _asked(
             scope,
             rewrite=False,
             on_stage=on_stage,
+            planned=waiting_question.planned,
+            language=waiting_question.language,
         )
     future = waiting_question.answer
     started = time.monotonic()
-    w = wording(conversation_language())
+    w = wording(waiting_question.language or conversation_language())
     while not wait([future], timeout=WAIT_STEP_S).done:
         label = stage_label(w, waiting_question.stage)
         status.update(label=f"{label} {time.monotonic() - started:.0f} s")
-    answer = future.result()
-    with status:
-        _step_lines(answer)
-    return answer
+    return future.result()
 
 
 def _answer_new(
-    context: AppContext, turn_index: int, waiting_question: WaitingQuestion, scope: Scope
+    context: AppContext,
+    turn_index: int,
+    waiting_question: WaitingQuestion,
+    scope: Scope,
+    vocabulary: Vocabulary | None,
 ) -> ChatTurn:
-    """Ask the pipeline with visible progress; errors end up in the turn, never in a crash."""
+    """Ask the pipeline with visible progress, which goes once the answer is there (its
+    timings are in the answer's details); errors end up in the turn, never in a crash."""
     question = waiting_question.question
-    turn = ChatTurn(question)
-    w = wording(conversation_language())
-    status = st.status(stage_label(w, "route"))
+    turn = ChatTurn(question, planned=waiting_question.planned, language=waiting_question.language)
+    w = wording(waiting_question.language or conversation_language())
+    progress = st.empty()
+    status = progress.status(stage_label(w, "route"))
     text_box = st.empty()
     try:
         answer = _asked(context, waiting_question, scope, status)
@@ -227,24 +325,28 @@ def _answer_new(
         if context.pipeline.rewrites(answer):
             status.update(label=stage_label(w, "write"))
             answer = context.pipeline.write(question, answer, _preview(text_box))
-            with status:
-                _step_line(w, "write", answer.timings_ms["write"])
     except Exception as exc:
         status.update(label=w.text("chrome.failed"), state="error")
         turn.error = fault_line(w.text("chrome.sorry"), exc, w.text("chrome.kept"))
         st.error(turn.error, icon=":material/error:")
         return turn
-    status.update(label=_done_label(answer), state="complete", expanded=False)
+    progress.empty()
     turn.answer = answer
-    _answer_body(turn_index, answer, text_box)
+    _answer_body(context, turn_index, answer, text_box, vocabulary, last=True)
     return turn
 
 
-def _send(question: str) -> None:
+def _send(question: str, planned: IntentPlan | None = None, language: str | None = None) -> None:
     """Queue ``question`` (a callback: it runs before the script, so no run can lose it)."""
-    if not queue_question(question):
+    _stop_editing()
+    if not queue_question(question, planned, language):
         w = wording(conversation_language())
         st.toast(w.text("chrome.queue_full", count=MAX_WAITING), icon=":material/hourglass_top:")
+
+
+def _send_planned(asked: PlannedQuestion) -> None:
+    """Queue a question a button offers, to be answered from its plan."""
+    _send(asked.text, asked.plan, asked.language)
 
 
 def _sent_from_chat_input() -> None:
@@ -253,52 +355,83 @@ def _sent_from_chat_input() -> None:
         _send(question)
 
 
-def _answer_waiting(context: AppContext, scope: Scope) -> None:
-    """Each waiting question with a place for its answer, then the answers, oldest first."""
+def _answer_waiting(context: AppContext, scope: Scope, vocabulary: Vocabulary | None) -> None:
+    """Each waiting question with a place for its answer, then the answers, oldest first; each
+    answered turn is kept with the user's data."""
     pending = list(waiting())  # another run may take a question off meanwhile (chat_history)
     places = []
-    w = wording(conversation_language())
-    for waiting_question in pending:
+    for place_in_queue, waiting_question in enumerate(pending):
         with st.chat_message("user", avatar=USER_AVATAR):
-            st.markdown(plain_markdown(waiting_question.question))
+            # The turn it becomes: its Edit works once it is answered, and speaks the
+            # language the answer will.
+            question = waiting_question.question
+            language = waiting_question.language or question_language(question)
+            turn = ChatTurn(question, language=language)
+            _question(len(history()) + place_in_queue, turn, wording(language))
             chips = st.empty()
         with st.chat_message("assistant", avatar=ASSISTANT_AVATAR):
             place = st.empty()
-            place.caption(w.text("chrome.waiting"))
+            place.caption(wording(language).text("chat_tools.waiting"))
             places.append((chips, place))
     for (chips, place), waiting_question in zip(places, pending, strict=True):
         turn_index = len(history())
         with place.container():
-            turn = _answer_new(context, turn_index, waiting_question, scope)
+            turn = _answer_new(context, turn_index, waiting_question, scope, vocabulary)
         if turn.answer is not None:
             with chips.container():
                 carried_chips(turn_index, turn, wording(turn.answer.language))
-        answered(waiting_question, turn)
+        if answered(waiting_question, turn):
+            keep(context.pipeline, context.user_id)
+
+
+def _not_again(exc: Exception) -> str:
+    w = wording(conversation_language())
+    return fault_line(w.text("chrome.not_again"), exc, w.text("chrome.ask_it_again"))
 
 
 def chat_page() -> None:
     context = app_context()
-    language = conversation_language(st.context.locale)
+    restore(context.pipeline, context.user_id, _not_again)
+    language = conversation_language()
     w = wording(language)
     vocabulary = load_vocabulary(context)
     scope = chat_filters(vocabulary, w)
-    clear_chat_button()
-    engine_panel(context)
+    clear_chat_button(context)
 
     st.title(w.text("chrome.title"), anchor=False)
     st.chat_input(w.text("chrome.placeholder"), key=QUESTION_KEY, on_submit=_sent_from_chat_input)
     turns = history()
     if not turns and not waiting():
-        _welcome(vocabulary, w)
+        _welcome(context, vocabulary, scope, language)
     for turn_index, turn in enumerate(turns):
-        _show_turn(turn_index, turn)
-    _answer_waiting(context, scope)
-    if conversation_language(st.context.locale) != language:
+        last = turn_index == len(turns) - 1 and not waiting()
+        _show_turn(context, turn_index, turn, vocabulary, last)
+    _answer_waiting(context, scope, vocabulary)
+    if conversation_language() != language:
         st.rerun()  # the page's own words follow the conversation into its new language
 
     requested = requested_citation()
+    clicked = slice_click()
     if requested is not None:
         turn_index, n = requested
         citation = turns[turn_index].citation(n) if turn_index < len(turns) else None
         if citation is not None:
             open_citation(context, citation, key=f"rows-{turn_index}-{n}")
+    elif clicked is not None:
+        _open_slice(context, turns, *clicked)
+
+
+_CHART_KEY = re.compile(r"^turn-(\d+)(?:-([A-Z]{3}))?-chart$")  # answer_numbers' chart keys
+
+
+def _open_slice(context: AppContext, turns: list[ChatTurn], chart: str, data: object) -> None:
+    """The transactions behind a pie slice clicked in answer ``chart`` names."""
+    match = _CHART_KEY.match(chart)
+    if match is None or int(match[1]) >= len(turns):
+        return
+    answer = turns[int(match[1])].answer
+    point = mark_point(data, match[2])
+    if answer is not None and point is not None:
+        citation = rows_behind_point(answer, point)
+        if citation is not None:
+            transactions_dialog(context, citation, f"{chart}-rows")

@@ -4,6 +4,7 @@ land, and a form for what the file does not say; askable as soon as the report s
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from dataclasses import dataclass, replace
 from datetime import date
@@ -20,15 +21,15 @@ from elastic.ingest.parsed import UnreadableFile
 from elastic.ingest.pdf.statement import PDF_FORMAT
 from elastic.masking import mask_account
 from elastic.model.records import IngestReport
+from llm.answering.wording import Wording, wording
 from llm.ingest_jobs import JOBS, FileToIngest, IngestWork, JobKey, JobRunning, JobView
 from llm.ingesting import FileDefaults, PageText, Progress, StatementPreview, safe_file_name
 from llm.pdf_pages import PageNotDrawn, bounded_page_png, readable_page_count
 from settings import Settings
 from ui.answer_text import plain_markdown
-from ui.context import AppContext, app_context, data_changed
+from ui.context import AppContext, app_context, data_changed, ui_language
 from ui.faults import show_fault
 from ui.frames import reconciliation_mark
-from ui.sidebar import engine_panel
 from ui.source_viewer import page_figure
 from ui.tables import transactions_table
 
@@ -53,12 +54,18 @@ FORMATS_HELP = (
     "added together."
 )
 Mappings = dict[str, bank_csv.ColumnMapping | None]  # upload key → the mapping chosen by hand
-MISSING_FIELDS = (
-    ("account_name", "Account name"),
-    ("account_no", "Account number"),
-    ("bank_name", "Bank"),
-    ("currency", "Currency (ISO code)"),
-)
+MISSING_FIELDS = ("account_name", "account_no", "bank_name", "currency")
+"""The form's fields for what a file may not say (``FileDefaults``), labelled from the templates
+(``ingest_form.<field>``)."""
+# The importer's notes name the command's flags (``give --bank``); the page names its fields.
+_FLAG_FIELDS = {
+    "--account-name": "account_name",
+    "--account-no": "account_no",
+    "--bank": "bank_name",
+    "--currency": "currency",
+}
+_GIVE_FLAG = re.compile(r"give (--[a-z-]+)")
+_IMPORTED = "ingest-imported"  # the uploads (by content digest) the shown report is about
 
 
 @dataclass(frozen=True)
@@ -136,10 +143,23 @@ def _accepted(context: AppContext, files: list[UploadedFile]) -> list[_Upload]:
             continue
         if reason:
             st.error(reason, icon=":material/block:")
-        elif upload is not None:
-            uploads.append(upload)
+        elif upload is not None and all(u.key != upload.key for u in uploads):
+            uploads.append(upload)  # the same content twice is one file
     context.importer.keep_previews(_session_uploads(), {u.key for u in uploads})
     return uploads
+
+
+def page_words(note: str, w: Wording) -> str:
+    """An importer's note as the page says it: "fill in “Bank” below", never a command's
+    flag."""
+
+    def field(match: re.Match[str]) -> str:
+        name = _FLAG_FIELDS.get(match[1])
+        if name is None:
+            return match[0]
+        return w.text("ingest_form.fill_in", field=w.text(f"ingest_form.{name}"))
+
+    return _GIVE_FLAG.sub(field, note)
 
 
 def _defaults(upload: _Upload) -> FileDefaults:
@@ -147,8 +167,7 @@ def _defaults(upload: _Upload) -> FileDefaults:
     a statement's preview."""
     state = st.session_state
     values = {
-        name: (state.get(f"{upload.key}-{name}") or "").strip() or None
-        for name, _ in MISSING_FIELDS
+        name: (state.get(f"{upload.key}-{name}") or "").strip() or None for name in MISSING_FIELDS
     }
     if values["currency"]:
         values["currency"] = values["currency"].upper()
@@ -170,20 +189,27 @@ def _decimal(text: object) -> Decimal | None:
         return None
 
 
-def _missing_form(upload: _Upload, assumed: list[str]) -> None:
-    """Inputs for what a file does not state, open when something is missing; filled values
-    win over what the file says."""
-    if assumed:
-        st.warning(
-            "The file does not say everything: "
-            + plain_markdown("; ".join(assumed))
-            + ". Fill in below.",
-            icon=":material/edit_note:",
-        )
-    with st.expander("Account, bank and currency", expanded=bool(assumed)):
+def _missing_form(upload: _Upload, lacking: list[str], w: Wording) -> None:
+    """Inputs for what a file does not state, always in the same place: the note of what the
+    file lacks is about the file, so it stays while the form is filled in, and so do the
+    fields. Filled values win over what the file says."""
+    with st.container(border=True, key=f"{upload.key}-form"):
+        st.markdown(f"**{w.text('ingest_form.title')}**")
+        if lacking:
+            notes = "; ".join(page_words(note, w) for note in lacking)
+            st.warning(
+                w.text("ingest_form.lacking", notes=plain_markdown(notes)),
+                icon=":material/edit_note:",
+            )
+        else:
+            st.caption(w.text("ingest_form.says_all"))
         columns = st.columns(len(MISSING_FIELDS))
-        for column, (name, label) in zip(columns, MISSING_FIELDS, strict=True):
-            column.text_input(label, key=f"{upload.key}-{name}", placeholder="from the file")
+        for column, name in zip(columns, MISSING_FIELDS, strict=True):
+            column.text_input(
+                w.text(f"ingest_form.{name}"),
+                key=f"{upload.key}-{name}",
+                placeholder=w.text("ingest_form.from_file"),
+            )
 
 
 # The roles a person can set on the page, with their labels, in the order shown.
@@ -288,6 +314,25 @@ def _shown_reading(layout: bank_csv.CsvLayout) -> dict[str, str]:
     return found
 
 
+def _lacking(
+    context: AppContext,
+    upload: _Upload,
+    assumed: list[str],
+    mapping: bank_csv.ColumnMapping | None,
+) -> list[str]:
+    """What the file itself does not say: what its preview assumed before anything was filled
+    in, kept for the file, so the note stays while the form is filled in."""
+    key = f"{upload.key}-lacking"
+    if key not in st.session_state:
+        if _defaults(upload) != FileDefaults():  # filled in already: read the file as it is
+            parsed = context.importer.read(upload.path, mapping)
+            if parsed is not None:
+                assumed = context.importer.preview(parsed, upload.name, FileDefaults()).assumed
+        st.session_state[key] = assumed
+    lacking: list[str] = st.session_state[key]
+    return lacking
+
+
 def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping | None:
     """One uploaded file: its format and its rows as they will land. Returns the mapping
     chosen for a CSV no profile knows."""
@@ -328,7 +373,9 @@ def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping |
     pending = f", {preview.pending:,} pending (not landed)" if preview.pending else ""
     detected = plain_markdown(preview.format)
     st.caption(f"Detected **{detected}**: {preview.row_count:,} transactions{pending}.")
-    _missing_form(upload, preview.assumed)
+    _missing_form(
+        upload, _lacking(context, upload, preview.assumed, mapping), wording(ui_language())
+    )
     if preview.problems:
         count = len(preview.problems)
         rows = "row cannot" if count == 1 else "rows cannot"
@@ -442,6 +489,7 @@ def _work(context: AppContext) -> IngestWork:
 
 def _start(context: AppContext, uploads: list[_Upload], mappings: Mappings) -> None:
     importer = context.importer
+    st.session_state[_IMPORTED] = {u.key for u in uploads}
     files = [
         FileToIngest(u.name, importer.for_import(u.path), _defaults(u), mappings.get(u.key))
         for u in uploads
@@ -504,7 +552,8 @@ def _show_outcome(outcome: JobView) -> None:
         key="ingest-summary",
     )
     problems = [p for r in outcome.reports for p in r.problems]
-    assumed = [f"{r.source}: {note}" for r in outcome.reports for note in r.assumed]
+    w = wording(ui_language())
+    assumed = [f"{r.source}: {page_words(note, w)}" for r in outcome.reports for note in r.assumed]
     for note in assumed:
         st.caption(f"Assumed — {plain_markdown(note)}")
     for report in outcome.reports:
@@ -546,9 +595,20 @@ def _previews(context: AppContext, uploads: list[_Upload]) -> Mappings:
     return mappings
 
 
+def _new_upload_replaces_report(key: JobKey, uploads: list[_Upload]) -> None:
+    """A file that was not part of the import the report is about makes the report go: the
+    page then shows the new file's preview, and its report once it is ingested."""
+    job = JOBS.get(key)
+    view = job.view() if job is not None else None
+    if view is None or not view.finished:
+        return
+    imported: set[str] = st.session_state.get(_IMPORTED, set())
+    if any(upload.key not in imported for upload in uploads):
+        JOBS.dismiss(key)
+
+
 def ingest_page() -> None:
     context = app_context()
-    engine_panel(context)
     settings = context.settings
     st.title("Ingest", anchor=False)
     st.caption(
@@ -566,8 +626,9 @@ def ingest_page() -> None:
         f"{settings.max_upload_pages:,} pages.",
     )
     uploads = _accepted(context, files or [])
-    mappings = _previews(context, uploads)
     key = _job_key(context)
+    _new_upload_replaces_report(key, uploads)
+    mappings = _previews(context, uploads)
     job = JOBS.get(key)
     view = job.view() if job is not None else None
     running = view is not None and not view.finished

@@ -3,33 +3,48 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import date
+from functools import partial
 
 import pandas as pd
 import streamlit as st
 
 from elastic.model.plan import Direction, Intent, IntentPlan, SortOrder
 from elastic.model.results import ListingResult, StatementInfo, Vocabulary
-from llm.answering.wording import account_label, account_option_label, bucket_label, wording
+from llm.answering.wording import (
+    Wording,
+    account_label,
+    account_option_label,
+    bucket_label,
+    wording,
+)
+from llm.sources import SourceFile
 from ui.answer_text import plain_markdown
 from ui.charts import recurring_frame
-from ui.context import AppContext, app_context, data_changed
+from ui.context import AppContext, app_context, data_changed, ui_language
 from ui.faults import show_fault
 from ui.frames import reconciliation_mark
-from ui.sidebar import account_names, engine_panel, load_vocabulary
+from ui.sidebar import account_names, load_vocabulary
 from ui.source_viewer import statement_dialog
 from ui.tables import transactions_table
 
 log = logging.getLogger(__name__)
 
 PAGE_SIZE = 50
+_FORGOT = "sources-forgot"  # what the last forget deleted, said once after it
 _DIRECTIONS = {"All": Direction.any, "Money out": Direction.out, "Money in": Direction.in_}
 _CURSORS = "sources-cursors"  # the ``after`` value of every page shown so far, for "Previous"
 
 
-def _statements_frame(statements: list[StatementInfo]) -> pd.DataFrame:
+def _statements_frame(statements: list[StatementInfo], w: Wording) -> pd.DataFrame:
+    """One row per statement: the file it came in, by its name, and its month first."""
     return pd.DataFrame(
         {
+            w.text("files.column_file"): [s.file_name or "" for s in statements],
+            w.text("files.column_month"): [
+                w.period_name(s.statement_from, s.statement_to) for s in statements
+            ],
             "Bank": [s.bank_name for s in statements],
             "Account": [account_label(s.account_name, s.account_no) for s in statements],
             "From": [s.statement_from for s in statements],
@@ -61,7 +76,7 @@ def _statements_tab(context: AppContext) -> None:
         statements = [s for s in statements if s.account_name in chosen_accounts]
     st.caption(f"{len(statements):,} statements. Select one to read it page by page.")
     selection = st.dataframe(
-        _statements_frame(statements),
+        _statements_frame(statements, wording(ui_language())),
         hide_index=True,
         on_select="rerun",
         selection_mode="single-row",
@@ -170,7 +185,12 @@ def _transactions_tab(context: AppContext) -> None:
     start = (page - 1) * PAGE_SIZE
     shown = f"{start + 1:,}–{start + len(result.rows):,}" if result.rows else "0"
     st.caption(f"Transactions {shown} of {result.total:,}, newest first")
-    transactions_table(result.rows, key="tx-browse", file_name=f"transactions-page-{page}.csv")
+    transactions_table(
+        result.rows,
+        key="tx-browse",
+        file_name=f"transactions-page-{page}.csv",
+        names=context.source_labels(),
+    )
     with st.container(horizontal=True, gap="small"):
         st.button(
             "Previous page",
@@ -232,36 +252,105 @@ def _recurring_tab(context: AppContext) -> None:
     st.dataframe(recurring_frame(result, words), hide_index=True, key="recurring-table")
 
 
+def _contents(source: SourceFile, w: Wording) -> str:
+    """What forgetting a file deletes: ``3 pages, 47 transactions``."""
+    parts = [w.plural(source.pages, "page")] if source.pages else []
+    parts.append(w.plural(source.rows, "transaction"))
+    return w.text("filter.list_separator").join(parts)
+
+
+def _option(source: SourceFile, w: Wording) -> str:
+    return w.text(
+        "files.option", name=source.name, period=source.period, contents=_contents(source, w)
+    )
+
+
+def _forget_one(context: AppContext, source: SourceFile, w: Wording) -> None:
+    deleted = context.pipeline.forget(context.user_id, context.store, [source.key])
+    data_changed(context)
+    name = plain_markdown(source.name)
+    st.session_state[_FORGOT] = w.text(
+        "files.forgot_one", name=name, documents=f"{deleted.documents:,}"
+    )
+
+
+def _forget_all(context: AppContext, w: Wording) -> None:
+    deleted = context.pipeline.forget(context.user_id, context.store)
+    context.importer.forget_uploads()
+    data_changed(context)
+    st.session_state[_FORGOT] = w.text("files.forgot_all", documents=f"{deleted.documents:,}")
+
+
+def _closed_after_forgetting() -> None:
+    """The dialog closes once its button has forgotten the data (the page says what went)."""
+    if st.session_state.get(_FORGOT):
+        st.rerun()
+
+
+def _answer_buttons(w: Wording, key: str, forget: Callable[[], None]) -> None:
+    """Forget (a callback: it runs whether or not the dialog is drawn again) or cancel."""
+    with st.container(horizontal=True, gap="small"):
+        st.button(w.text("files.confirm"), type="primary", key=f"{key}-confirm", on_click=forget)
+        if st.button(w.text("files.cancel"), key=f"{key}-cancel"):
+            st.rerun()
+
+
+def _confirm_one(context: AppContext, source: SourceFile, w: Wording) -> None:
+    """Name what goes (the file, its month, its pages and rows), then forget it or not."""
+    _closed_after_forgetting()
+    st.markdown(
+        w.text(
+            "files.confirm_one",
+            name=plain_markdown(source.name),
+            period=source.period,
+            contents=_contents(source, w),
+        )
+    )
+    _answer_buttons(w, "forget-one", partial(_forget_one, context, source, w))
+
+
+def _confirm_all(context: AppContext, sources: list[SourceFile], w: Wording) -> None:
+    """Name what goes (every file, its pages and rows, the conversation), then forget it all
+    or not."""
+    _closed_after_forgetting()
+    pages = sum(source.pages for source in sources)
+    rows = sum(source.rows for source in sources)
+    contents = w.text("filter.list_separator").join(
+        [w.plural(pages, "page"), w.plural(rows, "transaction")]
+    )
+    st.markdown(
+        w.text("files.confirm_all", files=w.plural(len(sources), "file"), contents=contents)
+    )
+    _answer_buttons(w, "forget-all", partial(_forget_all, context, w))
+
+
 def _forget_panel(context: AppContext) -> None:
-    """Delete one file's data, or all of it, from the store and the kept PDFs."""
-    pipeline = context.pipeline
-    labels = {
-        s.source_file: f"{s.bank_name} · {s.account_name} statement "
-        f"{s.statement_from} – {s.statement_to}"
-        for s in pipeline.statements(context.user_id)
-    }
-    files = sorted({*pipeline.source_files(context.user_id), *labels})
-    with st.expander("Forget data", icon=":material/delete:"):
-        if files:
-            chosen = st.selectbox(
-                "File", files, format_func=lambda f: labels.get(f, f), key="forget-file"
-            )
-            if st.button("Forget this file", key="forget-one"):
-                deleted = pipeline.forget(context.user_id, context.store, [chosen]).documents
-                data_changed(context)
-                forgotten = plain_markdown(labels.get(chosen, chosen))
-                st.success(f"Forgot {deleted:,} stored documents of {forgotten}.")
-        sure = st.checkbox("I want to delete all my data", key="forget-all-sure")
-        if st.button("Forget all my data", type="primary", disabled=not sure, key="forget-all"):
-            deleted = pipeline.forget(context.user_id, context.store).documents
-            context.importer.forget_uploads()
-            data_changed(context)
-            st.success(f"Forgot all {deleted:,} stored documents.")
+    """Delete one file's data, or all of it, from the store and the kept PDFs: files listed by
+    name and month, and nothing goes before a dialog has said what will."""
+    w = wording(ui_language())
+    done = st.session_state.pop(_FORGOT, None)
+    if done:
+        st.success(done, icon=":material/check_circle:")
+    sources = context.sources(w.code)
+    with st.expander(w.text("files.forget_title"), icon=":material/delete:"):
+        if not sources:
+            st.caption(w.text("files.none"))
+            return
+        chosen = st.selectbox(
+            w.text("files.file"),
+            sources,
+            format_func=lambda source: _option(source, w),
+            key="forget-file",
+        )
+        confirm = st.dialog(w.text("files.confirm_title"), width="medium")
+        if st.button(w.text("files.forget_one"), key="forget-one", icon=":material/delete:"):
+            confirm(_confirm_one)(context, chosen, w)
+        if st.button(w.text("files.forget_all"), type="primary", key="forget-all"):
+            confirm(_confirm_all)(context, sources, w)
 
 
 def sources_page() -> None:
     context = app_context()
-    engine_panel(context)
     st.title("Sources", anchor=False)
     st.caption("Everything the answers are computed from, exactly as it was ingested.")
     statements_tab, transactions_tab, recurring_tab = st.tabs(

@@ -234,11 +234,8 @@ class ElasticsearchBackend(Engine):
                     index=self.st_index, mappings=statements_mapping(dims, embedding_model)
                 )
                 return
-            # One index, which may stand behind an alias of this name after ``reembed``.
-            [found] = self.es.indices.get_mapping(index=self.st_index).values()
-            mapping = found["mappings"]
-            self._add_missing_fields(
-                self.st_index, statements_mapping(dims, embedding_model), mapping
+            mapping = self._add_missing_fields(
+                self.st_index, statements_mapping(dims, embedding_model)
             )
         stored = mapping["properties"]["summary_vector"]["dims"]
         stored_model = mapping.get("_meta", {}).get("embedding_model")
@@ -249,18 +246,20 @@ class ElasticsearchBackend(Engine):
                 "Run `finsync reembed` to embed the stored pages again with it."
             )
 
-    def _add_missing_fields(
-        self, index: str, wanted: dict[str, Any], stored: dict[str, Any] | None = None
-    ) -> None:
-        """Fields added to a mapping since an index was created (a row's payment kind, a
-        statement's reconciliation) are added to it; nothing is written when it has them all."""
-        if stored is None:
-            [found] = self.es.indices.get_mapping(index=index).values()
-            stored = found["mappings"]
-        have = stored.get("properties", {})
-        missing = {k: v for k, v in wanted["properties"].items() if k not in have}
+    def _add_missing_fields(self, index: str, wanted: dict[str, Any]) -> dict[str, Any]:
+        """Fields added to FinSync's documents since ``index`` was created (a row's payment kind, a
+        statement's reconciliation, a page's ``file_name``) are
+        added to its mapping, so new documents fit it ("dynamic": "strict"); the stored
+        mapping, as it was found."""
+        # One index, which may stand behind an alias of this name after ``reembed``.
+        [found] = self.es.indices.get_mapping(index=index).values()
+        mapping: dict[str, Any] = found["mappings"]
+        present = mapping.get("properties", {})
+        missing = {k: v for k, v in wanted["properties"].items() if k not in present}
         if missing:
             self._writer.indices.put_mapping(index=index, properties=missing)
+            log.info("added the fields %s to the mapping of %s", sorted(missing), index)
+        return mapping
 
     # -- writes ---------------------------------------------------------------------------
     @contextmanager

@@ -64,6 +64,7 @@ def facts_mapping() -> dict[str, Any]:
             "page": {"type": "integer"},
             "day": {"type": "date", "format": "strict_date"},
             "box": BOX,
+            "file_name": UNSEARCHED_KEYWORD,
         },
     }
 
@@ -106,5 +107,6 @@ def statements_mapping(dims: int, embedding_model: str) -> dict[str, Any]:
             "source_file": {"type": "keyword", "index": False},
             # The statement's reconciliation as JSON text: shown, never searched.
             "reconciliation": UNSEARCHED_KEYWORD,
+            "file_name": UNSEARCHED_KEYWORD,
         },
     }

@@ -134,6 +134,7 @@ CREATE TABLE IF NOT EXISTS statement_facts (
     source_file TEXT NOT NULL,
     location TEXT NOT NULL,
     page INTEGER,
+    file_name TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (user_id, fact_id)
 ) WITHOUT ROWID;
 
@@ -164,6 +165,7 @@ CREATE TABLE IF NOT EXISTS statement_chunks (
     embedding_model TEXT NOT NULL,
     source_file TEXT NOT NULL,
     reconciliation TEXT NOT NULL DEFAULT '',
+    file_name TEXT NOT NULL DEFAULT '',
     UNIQUE (user_id, doc_id)
 );
 CREATE INDEX IF NOT EXISTS chunks_statement
@@ -178,23 +180,37 @@ CREATE TRIGGER IF NOT EXISTS chunks_fts_insert AFTER INSERT ON statement_chunks 
 END;
 """
 
-_PROVENANCE_COLUMNS = {
-    "source_file": "TEXT NOT NULL DEFAULT ''",
-    "location": "TEXT NOT NULL DEFAULT ''",
-    "raw_description": "TEXT NOT NULL DEFAULT ''",
-    "merchant_inferred": "INTEGER NOT NULL DEFAULT 0",
-    "category_inferred": "INTEGER NOT NULL DEFAULT 0",
-    "page": "INTEGER",
-    "box": "TEXT",
-    "payment_kind": "TEXT NOT NULL DEFAULT ''",
-    "reconciliation": "TEXT NOT NULL DEFAULT ''",
+# Columns added since the first stores were written: a store that lacks one gets it, with a
+# neutral value, when it is opened.
+_ADDED_COLUMNS = {
+    "transactions": {
+        "source_file": "TEXT NOT NULL DEFAULT ''",
+        "location": "TEXT NOT NULL DEFAULT ''",
+        "raw_description": "TEXT NOT NULL DEFAULT ''",
+        "merchant_inferred": "INTEGER NOT NULL DEFAULT 0",
+        "category_inferred": "INTEGER NOT NULL DEFAULT 0",
+        "page": "INTEGER",
+        "box": "TEXT",
+        "payment_kind": "TEXT NOT NULL DEFAULT ''",
+        "reconciliation": "TEXT NOT NULL DEFAULT ''",
+    },
+    "statement_chunks": {
+        "reconciliation": "TEXT NOT NULL DEFAULT ''",
+        "file_name": "TEXT NOT NULL DEFAULT ''",
+    },
+    "statement_facts": {"file_name": "TEXT NOT NULL DEFAULT ''"},
 }
-_STATEMENT_COLUMNS = {"reconciliation": "TEXT NOT NULL DEFAULT ''"}
 
 _HIT_COLUMNS = (
     "id, statement_id, page, chunk, text, bank_name, account_name, account_no, "
     "statement_from, statement_to, source_file"
 )
+
+
+def _hit_columns(present: frozenset[str]) -> str:
+    """What a statement search selects; a store opened read-only as it lies may predate
+    ``file_name``."""
+    return _HIT_COLUMNS + (", file_name" if "file_name" in present else "")
 
 
 def _json_box(box: Box | None) -> str | None:
@@ -330,7 +346,9 @@ class EmbeddedBackend(Engine):
         self._schema = Schema(
             {
                 Collection.transactions: Table("transactions", self._tx_columns),
-                Collection.statements: Table("statement_chunks", self._chunk_columns, _HIT_COLUMNS),
+                Collection.statements: Table(
+                    "statement_chunks", self._chunk_columns, _hit_columns(self._chunk_columns)
+                ),
                 Collection.facts: Table("statement_facts", self._fact_columns),
             },
             fts_table="chunks_fts",
@@ -357,7 +375,8 @@ class EmbeddedBackend(Engine):
             self._conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
             self._conn.execute("PRAGMA temp_store=MEMORY")
             self._conn.executescript(SCHEMA)
-            self._add_missing_columns()
+            if not immutable:
+                self._add_missing_columns()
             self._tx_columns = self._columns("transactions")
             self._chunk_columns = self._columns("statement_chunks")
             self._fact_columns = self._columns("statement_facts")
@@ -369,14 +388,12 @@ class EmbeddedBackend(Engine):
         return shutil.disk_usage(self.path.parent).free < DISK_FULL_BYTES
 
     def _add_missing_columns(self) -> None:
-        """Stores written before provenance (or statements' reconciliation) was kept get their
-        columns (with neutral values)."""
-        for table, columns in (
-            ("transactions", _PROVENANCE_COLUMNS),
-            ("statement_chunks", _STATEMENT_COLUMNS),
-        ):
+        """Stores written before provenance, payment kinds, reconciliations and file
+        names were kept get their columns (with
+        neutral values). A store opened read-only on a full disk is read as it lies."""
+        for table, added in _ADDED_COLUMNS.items():
             present = self._columns(table)
-            for name, definition in columns.items():
+            for name, definition in added.items():
                 if name not in present:
                     self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {definition}")
 
@@ -801,7 +818,7 @@ class EmbeddedBackend(Engine):
 
     def fetch_chunks(self, ids: Sequence[Hashable]) -> dict[Hashable, Document]:
         rows = self._rows(
-            f"SELECT {_HIT_COLUMNS} FROM statement_chunks "
+            f"SELECT {_hit_columns(self._chunk_columns)} FROM statement_chunks "
             f"WHERE id IN (SELECT value FROM json_each(?))",
             [json.dumps(list(ids))],
         )

@@ -52,6 +52,7 @@ BUCKET_FUNCTION = "bucket_start"
 STATEMENT_FIELDS = (
     "bank_name", "account_name", "account_no", "statement_from", "statement_to", "source_file",
     "reconciliation",
+    "file_name",
 )  # fmt: skip
 
 
@@ -363,7 +364,10 @@ def _statements(query: StatementsQuery, schema: Schema) -> dict[str, Sql]:
     """Ordered like Elasticsearch's terms buckets (most chunks first, ties by id)."""
     table = schema[Kind.statements]
     cond, params = where(query.where, table)
-    firsts = ", ".join(f"MIN({table.column(f)}) AS {f}" for f in STATEMENT_FIELDS)
+    # A store opened read-only as it lies may predate a field (``file_name``): read it as "".
+    firsts = ", ".join(
+        f"MIN({f}) AS {f}" if f in table.columns else f"'' AS {f}" for f in STATEMENT_FIELDS
+    )
     return {
         "statements": (
             f"SELECT statement_id, {firsts}, COUNT(DISTINCT page) AS pages "
