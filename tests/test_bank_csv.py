@@ -440,6 +440,34 @@ def test_an_unknown_layout_is_read_by_what_its_columns_hold(tmp_path: Path):
     assert "need a date, an amount (or debit and credit)" in str(raised.value)
 
 
+def test_bracketed_sides_currency_names_trailing_delimiters_and_currency_totals(tmp_path: Path):
+    """An export no profile knows, written as banks write them: money headers qualified by
+    their side in brackets (money in on the left), an unused pair of columns of dashes,
+    currencies named in words, every row ending in a delimiter the header lacks, and a total
+    line of one currency whose words stand in the date's column."""
+    path = write(
+        tmp_path,
+        "Date,Details,Amount (paid in),Amount (paid out),Value (paid in),Value (paid out),"
+        "Currency\n"
+        "2024-03-04,Market hall,-,-,,12.50,Euro,\n"
+        "2024-03-06,Salary March,-,-,2100.00,,Euro,\n"
+        "2024-03-09,Bakery,-,-,,3.20,Euro,\n"
+        "2024-03-11,Refund Market hall,-,-,4.00,,Euro,\n"
+        "EUR total,,,,2104.00,15.70,,\n",
+    )
+    parsed = bank_csv.read(path)
+    assert money(parsed) == [
+        ("line 2", "2024-03-04", "-12.50"),
+        ("line 3", "2024-03-06", "2100.00"),
+        ("line 4", "2024-03-09", "-3.20"),
+        ("line 5", "2024-03-11", "4.00"),
+    ]
+    assert {row.currency for row in parsed.rows} == {"EUR"}
+    assert not parsed.problems
+    assert payment_kinds.is_summary("人民币合计") and payment_kinds.is_summary("Summe EUR")
+    assert not payment_kinds.is_summary("Euro Shop")
+
+
 def test_a_guided_mapping_from_roles():
     path = FIXTURES / "unknown_layout.csv"
     roles = {"date": "When", "description": "What", "amount": "How much"}

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, replace
 from dataclasses import fields as dataclass_fields
 from datetime import date, datetime
 from decimal import Decimal
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from itertools import chain, islice, tee
 from operator import itemgetter
 from pathlib import Path
@@ -35,11 +35,13 @@ from typing import Literal, TypeVar
 from dateutil import parser as dateutil_parser
 
 from elastic.ingest import columns, encodings, payment_kinds
+from elastic.ingest.currency_names import currency_named
 from elastic.ingest.parsed import BalanceFact, ParsedFile, ParsedRow, UnreadableFile
 from elastic.masking import mask_account
 from elastic.model.records import IngestProblem
 
 PROFILES_PATH = Path(__file__).with_name("csv_profiles.toml")
+_MONEY_ROLES = frozenset({"amount", "debit", "credit"})
 PROJECT_PROFILE = "finsync-csv"  # the format of the "finsync" profile: the project's own schema
 DELIMITERS = (",", ";", "\t", "|")
 HEAD_BYTES = 64 * 1024  # read to find the header; holds any preamble
@@ -659,6 +661,25 @@ def _norm(name: str) -> str:
     return "".join(_HEADER_CURRENCY.sub("", name).casefold().split())
 
 
+_QUALIFIED = re.compile(r"^(?P<base>.+?)\s*\((?P<side>[^()]+)\)$")
+
+
+def _header_role(name: str, config: _Config) -> str | None:
+    """A header's role by its synonyms; a money header qualified in brackets by a direction
+    ("记账金额(支出)", "Amount (paid in)") is the column of that side."""
+    role = config.name_roles.get(_norm(name))
+    if role is not None:
+        return role
+    found = _QUALIFIED.match(unicodedata.normalize("NFKC", name).strip())
+    if found is None or config.name_roles.get(_norm(found["base"])) not in _MONEY_ROLES:
+        return None
+    side = found["side"].strip().casefold()
+    for direction, words in (("debit", config.debit), ("credit", config.credit)):
+        if side in words or config.name_roles.get(_norm(side)) == direction:
+            return direction
+    return None
+
+
 def _names(values: str | list[str]) -> tuple[str, ...]:
     return (values,) if isinstance(values, str) else tuple(values)
 
@@ -1038,16 +1059,28 @@ def _content_header(text: str, config: _Config) -> _Header | None:
         if not filled:
             continue
         width, _ = Counter(len(cells) for _, cells in filled).most_common(1)[0]
+        block = [(i, cells) for i, cells in filled if len(cells) == width]
+        # A delimiter ending every row leaves an empty last column: a header written without
+        # it heads the same columns.
+        used = max(max((k + 1 for k, c in enumerate(r) if c.strip()), default=0) for _, r in block)
+        if used < width:
+            width = used
+            block = [
+                (i, cells[:width])
+                for i, cells in filled
+                if len(cells) >= width and not any(c.strip() for c in cells[width:])
+            ]
         if width < 3:
             continue
-        block = [(i, cells) for i, cells in filled if len(cells) == width]
         first, first_cells = block[0]
         named = _names_row(first_cells)
-        # Below a header, its repeats (one per section of the file) are no data.
+        # Below a header, its repeats (one per section of the file) are no data, nor are the
+        # total lines under the rows.
         data = [
             cells
             for _, cells in (block[1:] if named else block)
-            if not named or _header_key(cells) != _header_key(first_cells)
+            if (not named or _header_key(cells) != _header_key(first_cells))
+            and not payment_kinds.is_summary(_first_text(cells))
         ]
         if not data:
             continue
@@ -1059,7 +1092,7 @@ def _content_header(text: str, config: _Config) -> _Header | None:
         reading = columns.read(
             names,
             data[:CONTENT_ROWS],
-            lambda name: config.name_roles.get(_norm(name)),
+            partial(_header_role, config=config),
             payment_kinds.from_word,
             frozenset(config.debit) | frozenset(config.credit),
             _card_credit,
@@ -1477,8 +1510,11 @@ class _NumberReader:
 
 @lru_cache(maxsize=256)
 def _currency_code(raw: str) -> str | None:
+    """The ISO code a cell gives: a code, a symbol, or a currency's name ("人民币")."""
     code = CURRENCY_SYMBOLS.get(raw.strip(), raw.strip().upper())
-    return code if len(code) == 3 and code.isascii() and code.isalpha() else None
+    if len(code) == 3 and code.isascii() and code.isalpha():
+        return code
+    return currency_named(raw)
 
 
 def _cell(cells: list[str], at: int | None) -> str:
@@ -1586,8 +1622,9 @@ class _RowReader:
         else:
             description = " ".join(filter(None, (_cell(cells, at) for at in self._description)))
         text = description or (values["merchant"] if m.describe_by_merchant else "")
-        if not values["date"] and payment_kinds.is_summary(text or _first_text(cells)):
-            return []  # a total line under the rows
+        summary = text or _first_text(cells)
+        if values["date"] in ("", summary) and payment_kinds.is_summary(summary):
+            return []  # a total line under the rows (its words may stand in the date's column)
         missing = self._missing(values)
         stated = payment_kinds.balance_text(text)
         if stated and values["date"] and values["balance"] and missing and m.date not in missing:

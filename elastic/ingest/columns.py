@@ -21,6 +21,8 @@ from itertools import permutations
 
 from babel.numbers import list_currencies
 
+from elastic.ingest.currency_names import currency_named
+
 SURE = 0.9  # share of a column's filled cells that must read as a kind
 FILLED = 0.4  # share of rows a date or money column must fill
 
@@ -152,6 +154,11 @@ def _decimal_mark(cell: str) -> str | None:
     return found.group(1) if found else None
 
 
+def _is_currency(cell: str) -> bool:
+    """An ISO 4217 code, or a currency's name in words ("人民币")."""
+    return (cell.upper() in _currencies() and cell.isalpha()) or currency_named(cell) is not None
+
+
 def _stats(position: int, name: str, column: Sequence[str]) -> _Stats:
     cells = [c.strip() for c in column]
     filled = [c for c in cells if c]
@@ -165,7 +172,7 @@ def _stats(position: int, name: str, column: Sequence[str]) -> _Stats:
         dates=sum(map(_is_date, filled)) / n,
         amounts=len(amounts) / n,
         fractions=sum(bool(_FRACTION.search(c)) for c, _ in amounts) / (len(amounts) or 1),
-        currencies=sum(c.upper() in _currencies() and c.isalpha() for c in filled) / n,
+        currencies=sum(_is_currency(c) for c in filled) / n,
         texts=sum(bool(_LETTER.search(c)) for c in filled) / n,
         distinct=len(set(filled)),
         negatives=sum(v < 0 for _, v in amounts),
@@ -262,7 +269,11 @@ def read(
             continue
         folded = {v.strip().casefold() for v in s.values if v.strip()}
         if s.currencies >= SURE:
-            taken[s.position] = ("currency", "every cell is an ISO 4217 code", True)
+            taken[s.position] = (
+                "currency",
+                "every cell is an ISO 4217 code or a currency's name",
+                True,
+            )
         elif folded and folded <= direction_values and (len(folded) > 1 or named[s.position]):
             taken[s.position] = (
                 "direction",
@@ -481,7 +492,7 @@ def _one_currency(taken: dict[int, tuple[str, str, bool]]) -> None:
         return
     after = [p for p in found if p > max(money)]
     chosen = after[0] if after else found[-1]
-    taken[chosen] = ("currency", "every cell is an ISO 4217 code; the amounts' currency", True)
+    taken[chosen] = ("currency", "every cell names a currency; the amounts' currency", True)
     for position in found:
         if position != chosen:
             taken[position] = ("", "another currency column (of other amounts)", True)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
+from elastic.ingest.currency_names import currency_named
 from elastic.model.plan import PaymentKind
 
 KINDS_PATH = Path(__file__).with_name("payment_kinds.toml")
@@ -173,8 +174,20 @@ def balance_text(text: str | None) -> str | None:
 
 
 def is_summary(text: str | None) -> bool:
-    """Whether a line's text is a total or summary ("Total", "Summe")."""
-    return _bare(text or "") in _table().summary
+    """Whether a line's text is a total or summary ("Total", "Summe"), also of one currency
+    ("EUR total", "Summe EUR", "人民币合计")."""
+    bare = _bare(text or "")
+    if bare in _table().summary:
+        return True
+    for word in _table().summary:
+        rest = bare.removesuffix(word) if bare.endswith(word) else bare.removeprefix(word)
+        if rest != bare and _is_currency(rest.strip(" :-")):
+            return True
+    return False
+
+
+def _is_currency(text: str) -> bool:
+    return (len(text) == 3 and text.isascii() and text.isalpha()) or bool(currency_named(text))
 
 
 def is_card_credit(text: str | None) -> bool:
