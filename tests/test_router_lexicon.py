@@ -9,7 +9,16 @@ from datetime import date
 
 import pytest
 
-from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Interval, Metric
+from elastic.model.plan import (
+    Direction,
+    GroupBy,
+    Intent,
+    IntentPlan,
+    Interval,
+    Metric,
+    PaymentKind,
+    ShareOf,
+)
 from elastic.model.results import AccountInfo, Vocabulary
 from llm.understanding import lexicon
 from llm.understanding.dates import find_date_range
@@ -32,12 +41,17 @@ def router(request: pytest.FixtureRequest) -> OfflineRouter:
     return OfflineRouter(request.getfixturevalue("vocabulary"))
 
 
-def own_router(merchants: list[str], categories: list[str]) -> OfflineRouter:
-    """A router over a user's own merchants and categories."""
+def own_router(
+    merchants: list[str], categories: list[str], accounts: list[str] | None = None
+) -> OfflineRouter:
+    """A router over a user's own merchants, categories and accounts (at one bank)."""
     own = Vocabulary(
         merchants=merchants,
         categories=categories,
-        accounts=[AccountInfo("Everyday Checking", "Cedar Valley Bank", "8831")],
+        accounts=[
+            AccountInfo(name, "Cedar Valley Bank", f"88{n:02d}")
+            for n, name in enumerate(accounts or ["Everyday Checking"])
+        ],
         first_date=date(2024, 1, 1),
         last_date=date(2025, 7, 15),
         currency="USD",
@@ -146,12 +160,30 @@ def test_a_merchant_named_like_a_month_keeps_its_name() -> None:
         ("في تشرين الأول ٢٠٢٤", ("2024-10-01", "2024-10-31")),
         ("في مايو", ("2025-05-01", "2025-05-31")),
         ("في آب", ("2024-08-01", "2024-08-31")),
+        # a day written with a dot before its month, as German and other languages write it
+        ("am 3. märz 2025", ("2025-03-03", "2025-03-03")),
+        ("am 15.mai", ("2025-05-15", "2025-05-15")),
     ],
 )
 def test_date_phrases(phrase: str, expected: tuple[str, str]) -> None:
     found = find_date_range(normalize(phrase), AS_OF)
     assert found is not None and not hasattr(found, "message"), phrase
     assert (found.start.isoformat(), found.end.isoformat()) == expected
+
+
+def test_a_phrase_of_what_is_asked_outweighs_a_name_inside_it() -> None:
+    """ "savings rate" names no savings account, and "withdraw cash" asks for cash withdrawals,
+    not the Cash category."""
+    router = own_router(["Cafe Nero"], ["Cash", "Dining"], ["High-Yield Savings", "Checking"])
+    rate = router.route("savings rate on my checking account in 2025", AS_OF)
+    assert (rate.share_of, rate.accounts) == (ShareOf.income, ["Checking"])
+    cash = router.route("When did I last withdraw cash?", AS_OF)
+    assert (cash.categories, cash.payment_kinds, cash.direction) == (
+        [],
+        [PaymentKind.atm],
+        Direction.out,
+    )
+    assert router.route("How much did I spend on cash last year?", AS_OF).categories == ["Cash"]
 
 
 def test_a_half_year_is_a_period_not_a_name() -> None:

@@ -482,6 +482,17 @@ class Reader:
         fee_spans = [fee.span()] if fee else []
         if fee:  # "ATM fees" are Fees rows, not spending at an ATM merchant
             matches = [m for m in matches if m.span[1] <= fee.start() or m.span[0] >= fee.end()]
+        # What is asked, said in a phrase, outweighs an account's kind word or a category
+        # inside it: "savings rate" is no savings account, and how money moved ("withdraw
+        # cash") no Cash category. (A recurring "subscriptions" keeps its category.)
+        asked = [m.span() for cue in p.KIND_CUES for m in cue.finditer(rest)]
+        moved = [m.span() for _, cue in PAYMENT_KINDS for m in cue.finditer(blank(rest, fee_spans))]
+        matches = [
+            m
+            for m in matches
+            if not (m.kind is Kind.account and _inside(m.span, asked))
+            and not (m.kind is Kind.category and _inside(m.span, moved))
+        ]
         categories = _values(m.values for m in matches if m.kind is Kind.category)
         merchants = _values(m.values for m in matches if m.kind is Kind.merchant)
         if fee and FEES_CATEGORY in self.vocabulary.categories and FEES_CATEGORY not in categories:
@@ -832,3 +843,9 @@ def name_at(rest: str, start: int) -> str:
             break
         words.append(word)
     return " ".join(words)
+
+
+def _inside(span: tuple[int, int], phrases: list[tuple[int, int]]) -> bool:
+    """Whether ``span`` lies within one of ``phrases`` that is longer than it."""
+    start, end = span
+    return any(s <= start and end <= e and e - s > end - start for s, e in phrases)

@@ -113,6 +113,14 @@ _JOINED_AND = re.compile(
 )
 
 _MONTHS = [names[0] for names in lexicon.languages()[0].get("months").values()]
+# A day written with a dot before its month ("am 3. März", "le 3. mars" after rewriting):
+# the day of that month, as "3 march".
+_MONTH_WORDS = sorted(
+    {n for names in lexicon.languages()[0].get("months").values() for n in names},
+    key=len,
+    reverse=True,
+)
+_DAY_DOT = re.compile(rf"\b(\d{{1,2}})\.\s*(?=(?:{'|'.join(_MONTH_WORDS)})\b)")
 _WORD = re.compile(r"[a-z]{5,}")
 
 # Counts written as words, in English; other languages' number words are rewritten to these.
@@ -144,6 +152,7 @@ def normalize(
     text = _SHORT_YEAR.sub(lambda m: str(_full_year(m.group("yy"))), text)
     noted = corrections if corrections is not None else []
     text = _WORD.sub(lambda m: _fix_month(m, known, noted), text)
+    text = _DAY_DOT.sub(r"\1 ", text)
     return re.sub(r"\s+", " ", text).strip()
 
 
