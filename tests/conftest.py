@@ -162,6 +162,15 @@ def embedded_sample(
     backend.close()
 
 
+def transactions_store(sample_set: SampleSet, data_dir: Path) -> EmbeddedBackend:
+    """The sample transactions landed by the real import into a SQLite store in ``data_dir``
+    (about a second: no model, no statements)."""
+    store = EmbeddedBackend(Settings(data_dir=data_dir))
+    report = Importer(store, SAMPLE_USER).land(sample_set.transactions_csv)
+    assert report.indexed and not report.problems, report
+    return store
+
+
 @pytest.fixture(scope="session", params=["embedded", "elasticsearch"])
 def sample_backend(request: pytest.FixtureRequest) -> SearchBackend:
     """Each backend in turn, with the sample set ingested."""

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from google.oauth2.credentials import Credentials
 from typer.testing import CliRunner
 
 from elastic.backend import SearchBackend
@@ -36,11 +35,10 @@ from llm import services
 from llm.answering.gemini_composer import Mismatch
 from llm.faults import fault_line
 from llm.pipeline import ChatPipeline, Router, TextProbe
-from llm.understanding.gemini_router import GeminiRouter
 from llm.understanding.offline_router import OfflineRouter
-from llm.vertex_client import make_client
 from scripts.cli import app
 from settings import Settings
+from tests.gemini_setup import ZeroEmbedder, gemini_routers, loopback_vertex
 from tests.reliability import record
 from tests.vertex_loopback import Reply, VertexLoopback
 
@@ -48,7 +46,6 @@ pytestmark = pytest.mark.reliability
 
 USER = "errors-user"
 AS_OF = date(2025, 7, 15)
-DIMS = 8
 ROWS = (
     "date,description,amount,currency,category,merchant,account_no,account_name,bank_name\n"
     "2025-03-02,TESCO STORES 2231,-42.10,USD,Groceries,Tesco,12345678,Checking,First Bank\n"
@@ -61,15 +58,6 @@ MISMATCH = EmbeddingMismatch(
     "store.db holds 384-dimensional vectors from model-a, but the embedder is model-b "
     "(768 dimensions). Run `finsync reembed` to embed the stored pages again with it."
 )
-
-
-class ZeroEmbedder:
-    """Vectors are not what these tests are about; the store only needs their shape."""
-
-    model_name, dims = "zeros", DIMS
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        return np.zeros((len(texts), DIMS), dtype=np.float32)
 
 
 class Failing:
@@ -94,7 +82,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> EmbeddedBackend:
     csv = data / "transactions.csv"
     csv.write_text(ROWS)
     backend = EmbeddedBackend(Settings(data_dir=data / "store"))
-    backend.prepare(DIMS, ZeroEmbedder.model_name)
+    backend.prepare(ZeroEmbedder.dims, ZeroEmbedder.model_name)
     report = Importer(backend, USER).land(csv)
     assert report.indexed == 3 and not report.problems, report
     return backend
@@ -166,11 +154,7 @@ def test_an_outage_under_a_failed_gemini_router_is_still_an_outage(
     store: EmbeddedBackend, server: VertexLoopback
 ) -> None:
     """Gemini is down, so the offline router answers; its text probe then meets the outage."""
-    settings = Settings(gcp_project="test-project", vertex_base_url=server.url, vertex_retries=0)
-    client = make_client(settings, credentials=Credentials(token="test-token"))
-
-    def gemini(vocabulary: Vocabulary, probe: TextProbe) -> Router:
-        return GeminiRouter(settings, OfflineRouter(vocabulary, probe), vocabulary, client)
+    gemini = gemini_routers(*loopback_vertex(server, vertex_retries=0))
 
     server.always(Reply.error(500))
     pipeline = ChatPipeline(Failing(store, "aggregate", OUTAGE), ZeroEmbedder(), gemini)

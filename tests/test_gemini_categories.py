@@ -3,39 +3,25 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from google.oauth2.credentials import Credentials
 
 from elastic.engines.sqlite.backend import EmbeddedBackend
 from elastic.ingest.landing import FileDefaults, ingest_file
 from elastic.model.plan import Direction, Intent, IntentPlan
 from elastic.statement_store import StatementStore
 from llm.gemini_categories import GeminiCategoriser
-from llm.vertex_client import make_client
 from settings import Settings
+from tests.gemini_setup import loopback_vertex
 from tests.vertex_loopback import Reply, VertexLoopback
 
 CATEGORIES = ["Groceries", "Dining", "Health"]
 
 
 @pytest.fixture
-def server() -> Iterator[VertexLoopback]:
-    with VertexLoopback() as loopback:
-        yield loopback
-
-
-@pytest.fixture
 def categoriser(server: VertexLoopback) -> GeminiCategoriser:
-    settings = Settings(
-        gcp_project="test-project",
-        vertex_base_url=server.url,
-        vertex_timeout_s=0.5,
-        vertex_retries=1,
-    )
-    client = make_client(settings, credentials=Credentials(token="test-token"))
+    settings, client = loopback_vertex(server, vertex_timeout_s=0.5, vertex_retries=1)
     return GeminiCategoriser(settings, CATEGORIES, client, backoff_s=0.01)
 
 

@@ -4,16 +4,13 @@ used only when the file then reads at least as well as it does offline."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from google.oauth2.credentials import Credentials
 
 from elastic.ingest import bank_csv
 from llm.gemini_columns import GeminiColumns
-from llm.vertex_client import make_client
-from settings import Settings
+from tests.gemini_setup import loopback_vertex
 from tests.vertex_loopback import Reply, VertexLoopback
 
 # No column holds dates the offline reader knows ("Q3/05"): only a proposal can read it...
@@ -25,20 +22,8 @@ CARD = "When;What;How much;Left\n03/05/2025;KITE SHOP;12,50;87,50\n04/05/2025;CA
 
 
 @pytest.fixture
-def server() -> Iterator[VertexLoopback]:
-    with VertexLoopback() as loopback:
-        yield loopback
-
-
-@pytest.fixture
 def columns(server: VertexLoopback) -> GeminiColumns:
-    settings = Settings(
-        gcp_project="test-project",
-        vertex_base_url=server.url,
-        vertex_timeout_s=0.5,
-        vertex_retries=1,
-    )
-    client = make_client(settings, credentials=Credentials(token="test-token"))
+    settings, client = loopback_vertex(server, vertex_timeout_s=0.5, vertex_retries=1)
     return GeminiColumns(settings, client, backoff_s=0.01)
 
 

@@ -10,39 +10,25 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pytest
-from google.genai import Client
-from google.oauth2.credentials import Credentials
 
 from elastic.engines.sqlite.backend import EmbeddedBackend
-from elastic.ingest import Importer
 from elastic.model.plan import Intent, Metric
 from elastic.model.results import AggregateResult, CompareResult, ListingResult, TrendResult
 from llm.answering.answer import Answer
-from llm.pipeline import ChatPipeline, Router, TextProbe
+from llm.pipeline import ChatPipeline
 from llm.prompts import ROUTER_EXAMPLES, ROUTER_INSTRUCTION
 from llm.understanding.gemini_router import GeminiRouter
 from llm.understanding.language import question_language
 from llm.understanding.offline_router import OfflineRouter
-from llm.vertex_client import make_client
 from scripts.sample_data import SampleSet
-from settings import Settings
 from tests import pandas_reference as ref
-from tests.conftest import SAMPLE_USER
+from tests.conftest import SAMPLE_USER, transactions_store
+from tests.gemini_setup import ZeroEmbedder, gemini_routers, loopback_vertex
 from tests.vertex_loopback import Reply, VertexLoopback
 
 AS_OF = date(2025, 7, 15)
-
-
-class ZeroEmbedder:
-    """These questions are answered from transactions; no vector is searched."""
-
-    model_name, dims = "zeros", 8
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        return np.zeros((len(texts), self.dims), dtype=np.float32)
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +36,7 @@ def backend(
     sample_set: SampleSet, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[EmbeddedBackend]:
     """The sample transactions in a real SQLite store."""
-    store = EmbeddedBackend(Settings(data_dir=tmp_path_factory.mktemp("gemini-plans")))
-    report = Importer(store, SAMPLE_USER).land(sample_set.transactions_csv)
-    assert report.indexed and not report.problems, report
+    store = transactions_store(sample_set, tmp_path_factory.mktemp("gemini-plans"))
     yield store
     store.close()
 
@@ -64,14 +48,10 @@ def frame(sample_set: SampleSet) -> pd.DataFrame:
 
 @pytest.fixture
 def pipeline(backend: EmbeddedBackend, server: VertexLoopback) -> ChatPipeline:
-    settings = Settings(gcp_project="test-project", vertex_base_url=server.url, vertex_retries=0)
-    client: Client = make_client(settings, credentials=Credentials(token="test-token"))
-
-    def gemini(vocabulary: Any, probe: TextProbe) -> Router:
-        offline = OfflineRouter(vocabulary, probe)
-        return GeminiRouter(settings, offline, vocabulary, client, backoff_s=0.01)
-
-    return ChatPipeline(backend, ZeroEmbedder(), gemini)
+    # These questions are answered from transactions; no vector is searched.
+    return ChatPipeline(
+        backend, ZeroEmbedder(), gemini_routers(*loopback_vertex(server, vertex_retries=0))
+    )
 
 
 def _ask(pipeline: ChatPipeline, server: VertexLoopback, reply: dict[str, Any]) -> Answer:

@@ -10,14 +10,11 @@ from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pytest
 from google.genai import Client
-from google.oauth2.credentials import Credentials
 
 from elastic.engines.sqlite.backend import EmbeddedBackend
-from elastic.ingest import Importer
 from elastic.model.plan import GroupBy, IntentPlan, ShareOf, SortOrder
 from elastic.model.results import (
     AnomalyResult,
@@ -30,15 +27,14 @@ from elastic.model.results import (
 )
 from llm.answering.answer import Answer
 from llm.answering.gemini_composer import GeminiComposer
-from llm.pipeline import ChatPipeline, Router, TextProbe
+from llm.pipeline import ChatPipeline
 from llm.prompts import ROUTER_EXAMPLES, ROUTER_INSTRUCTION
 from llm.understanding.gemini_router import GeminiRouter, plan_schema
-from llm.understanding.offline_router import OfflineRouter
-from llm.vertex_client import make_client
 from scripts.sample_data import SampleSet
 from settings import Settings
 from tests import pandas_reference as ref
-from tests.conftest import SAMPLE_USER
+from tests.conftest import SAMPLE_USER, transactions_store
+from tests.gemini_setup import ZeroEmbedder, gemini_routers, loopback_vertex
 from tests.vertex_loopback import Reply, VertexLoopback
 
 AS_OF = date(2025, 7, 15)
@@ -46,20 +42,11 @@ DATA_END = date(2025, 6, 30)
 Y2024 = {"date_from": "2024-01-01", "date_to": "2024-12-31"}
 
 
-class ZeroEmbedder:
-    model_name, dims = "zeros", 8
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        return np.zeros((len(texts), self.dims), dtype=np.float32)
-
-
 @pytest.fixture(scope="module")
 def backend(
     sample_set: SampleSet, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[EmbeddedBackend]:
-    store = EmbeddedBackend(Settings(data_dir=tmp_path_factory.mktemp("gemini-kinds")))
-    report = Importer(store, SAMPLE_USER).land(sample_set.transactions_csv)
-    assert report.indexed and not report.problems, report
+    store = transactions_store(sample_set, tmp_path_factory.mktemp("gemini-kinds"))
     yield store
     store.close()
 
@@ -70,23 +57,24 @@ def frame(sample_set: SampleSet) -> pd.DataFrame:
 
 
 @pytest.fixture
-def settings(server: VertexLoopback) -> Settings:
-    return Settings(gcp_project="test-project", vertex_base_url=server.url, vertex_retries=0)
+def vertex(server: VertexLoopback) -> tuple[Settings, Client]:
+    return loopback_vertex(server, vertex_retries=0)
 
 
 @pytest.fixture
-def client(settings: Settings) -> Client:
-    return make_client(settings, credentials=Credentials(token="test-token"))
+def settings(vertex: tuple[Settings, Client]) -> Settings:
+    return vertex[0]
+
+
+@pytest.fixture
+def client(vertex: tuple[Settings, Client]) -> Client:
+    return vertex[1]
 
 
 @pytest.fixture
 def pipeline(backend: EmbeddedBackend, settings: Settings, client: Client) -> ChatPipeline:
-    def gemini(vocabulary: Any, probe: TextProbe) -> Router:
-        offline = OfflineRouter(vocabulary, probe)
-        return GeminiRouter(settings, offline, vocabulary, client, backoff_s=0.01)
-
     composer = GeminiComposer(settings, client, backoff_s=0.01)
-    return ChatPipeline(backend, ZeroEmbedder(), gemini, composer)
+    return ChatPipeline(backend, ZeroEmbedder(), gemini_routers(settings, client), composer)
 
 
 def _routed(pipeline: ChatPipeline, server: VertexLoopback, plan: dict[str, Any]) -> Answer:

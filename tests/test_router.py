@@ -9,8 +9,6 @@ from decimal import Decimal
 
 import pytest
 
-from elastic.engines.sqlite.backend import EmbeddedBackend
-from elastic.ingest import Importer
 from elastic.model.plan import (
     Direction,
     GroupBy,
@@ -26,8 +24,7 @@ from llm.understanding.dates import find_date_range
 from llm.understanding.offline_router import OfflineRouter
 from llm.understanding.text_norm import normalize
 from scripts.sample_data import SampleSet
-from settings import Settings
-from tests.conftest import SAMPLE_USER
+from tests.conftest import SAMPLE_USER, transactions_store
 from tests.labeled import clarification, load_cases, misses, route_case, suggestions
 
 AS_OF = date(2025, 7, 15)
@@ -38,10 +35,8 @@ MIN_ACCURACY = 0.95
 def vocabulary(sample_set: SampleSet, tmp_path_factory: pytest.TempPathFactory) -> Vocabulary:
     """The vocabulary of the sample data as the app reads it: the sample transactions landed by
     the real import into a throwaway SQLite store (about a second; no model, no statements)."""
-    backend = EmbeddedBackend(Settings(data_dir=tmp_path_factory.mktemp("router-vocabulary")))
+    backend = transactions_store(sample_set, tmp_path_factory.mktemp("router-vocabulary"))
     try:
-        report = Importer(backend, SAMPLE_USER).land(sample_set.transactions_csv)
-        assert report.indexed and not report.problems, report
         return backend.vocabulary(SAMPLE_USER)
     finally:
         backend.close()
