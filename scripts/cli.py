@@ -139,8 +139,6 @@ def _print_report(report: IngestReport) -> None:
     """One line per file (format, what landed), then what was assumed, what was noted (a
     statement's reconciliation) and each problem."""
     _echo(f"{report.source}: {report.format or 'unreadable'}: {report.summary()}")
-    for note in report.notes:
-        _echo(f"  read: {note}")
     for note in report.assumed:
         _echo(f"  assumed: {note}")
     for note in report.notes:

@@ -47,8 +47,6 @@ DELIMITERS = (",", ";", "\t", "|")
 HEAD_BYTES = 64 * 1024  # read to find the header; holds any preamble
 HEADER_SEARCH = 40  # records above the header at most
 SAMPLE_ROWS = 5  # rows shown by inspect(), and read to recognise a file without a header row
-CONTENT_ROWS = 200  # rows a layout is read from when its columns are read by what they hold
-CHARSET_SAMPLE = 256 * 1024  # bytes of non-ASCII lines shown to charset-normalizer
 MAPPING_HINT = "map them on the Ingest page"
 
 Sign = Literal["signed", "spend_positive", "debit_credit", "direction_column", "balance_steps"]
@@ -883,7 +881,7 @@ def _detect_encoding(path: Path) -> str:
                 invalid += bad
                 valid += len(_NON_ASCII.findall(text)) - bad
                 for line in chunk.splitlines():
-                    if len(sample) < CHARSET_SAMPLE and not line.isascii():
+                    if len(sample) < encodings.SAMPLE_BYTES and not line.isascii():
                         sample += line + b"\n"
     except OSError as exc:
         raise UnreadableFile(f"cannot open ({exc.strerror})") from exc
@@ -1091,11 +1089,11 @@ def _content_header(text: str, config: _Config) -> _Header | None:
         )
         reading = columns.read(
             names,
-            data[:CONTENT_ROWS],
+            data,
             partial(_header_role, config=config),
             payment_kinds.from_word,
             frozenset(config.debit) | frozenset(config.credit),
-            _card_credit,
+            payment_kinds.is_card_credit,
             payment_kinds.names_a_card,
         )
         if reading is None:
@@ -1123,11 +1121,6 @@ def _names_row(cells: Sequence[str]) -> bool:
     return len(filled) >= 2 and all(
         _LETTER.search(c) and columns.read_as_value(c) is None for c in filled
     )
-
-
-def _card_credit(text: str) -> bool:
-    """Whether a row's text says it pays a card off or refunds a purchase."""
-    return payment_kinds.is_card_credit(text)
 
 
 def _match_headerless(text: str, config: _Config) -> _Header | None:
@@ -1235,7 +1228,7 @@ def _sign_from_rows(header: _Header, head: str) -> _Header:
         money(mapping.amount),
         cells(mapping.description[0] if mapping.description else mapping.merchant),
         money(mapping.balance) if mapping.balance else None,
-        _card_credit,
+        payment_kinds.is_card_credit,
         any(map(payment_kinds.names_a_card, header.names)),
     )
     if sign == "signed":
@@ -1268,7 +1261,7 @@ def _fill_file_values(
     names over a row of values (under the keys its profile names), in a money header such as
     "Amount (EUR)", or by its layout."""
     profile = layout.header.profile
-    keys = profile.preamble if profile and profile.preamble else _config().preamble
+    keys = _preamble_keys_of(layout)
     for _, filled in _preamble_entries(layout.preamble):
         key, values = _norm(filled[0]).rstrip(":"), filled[1:]
         for role in ("account_no", "account_name", "bank_name"):

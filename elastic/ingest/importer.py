@@ -28,6 +28,7 @@ from elastic.ingest.landing import (
     StatementPreview,
     ingest_file,
     land_files,
+    no_progress,
     preview_export,
     preview_statement,
     read_export,
@@ -43,10 +44,6 @@ log = logging.getLogger(__name__)
 Reading = Callable[[Path, bank_csv.ColumnMapping | None], bank_csv.ColumnMapping | None]
 """``reading(path, mapping)``: the columns to read an export with: ``mapping`` when one is
 given, else one chosen for the file's layout before, else None (read by the file's content)."""
-
-
-def _no_progress(done: int, total: int, label: str) -> None:
-    return None
 
 
 @dataclass(frozen=True)
@@ -67,7 +64,7 @@ class Importer:
     currency: str = "USD"
     reading: Reading | None = None
     fallback: CategoryFallback | None = None
-    progress: Progress = _no_progress
+    progress: Progress = no_progress
 
     def with_progress(self, progress: Progress) -> Importer:
         """This importer telling ``progress`` how far each file is."""

@@ -80,7 +80,7 @@ MAX_ROW_AMOUNT = Decimal("1000000000")
 EARLIEST_DAY, LATEST_DAY = date(1900, 1, 1), date(2100, 12, 31)
 
 
-def _no_progress(done: int, total: int, label: str) -> None:
+def no_progress(done: int, total: int, label: str) -> None:
     return None
 
 
@@ -672,7 +672,7 @@ def land_parsed(
     report: IngestReport,
     defaults: FileDefaults,
     default_currency: str = "USD",
-    progress: Progress = _no_progress,
+    progress: Progress = no_progress,
     fallback: CategoryFallback | None = None,
     source_file: str | None = None,
     facts_visible: bool = True,
@@ -922,7 +922,7 @@ def ingest_file(
     store: StatementStore | None = None,
     defaults: FileDefaults | None = None,
     default_currency: str = "USD",
-    progress: Progress = _no_progress,
+    progress: Progress = no_progress,
     mapping: bank_csv.ColumnMapping | None = None,
     fallback: CategoryFallback | None = None,
 ) -> IngestReport:
@@ -1084,7 +1084,7 @@ def land_statement(
     store: StatementStore,
     defaults: FileDefaults,
     default_currency: str = "USD",
-    progress: Progress = _no_progress,
+    progress: Progress = no_progress,
     fallback: CategoryFallback | None = None,
 ) -> IngestReport:
     """Pages searchable, facts stored, and the transactions when they reconcile."""
@@ -1102,7 +1102,7 @@ def _land_read(
     embedder: Embedder,
     store: StatementStore,
     default_currency: str,
-    progress: Progress = _no_progress,
+    progress: Progress = no_progress,
     fallback: CategoryFallback | None = None,
     pages: _NewPages | None = None,
 ) -> IngestReport:
@@ -1167,7 +1167,7 @@ def land_files(
     store: StatementStore | None = None,
     defaults: FileDefaults | None = None,
     default_currency: str = "USD",
-    progress: Progress = _no_progress,
+    progress: Progress = no_progress,
     mapping_of: Callable[[Path], bank_csv.ColumnMapping | None] = lambda _: None,
     fallback: CategoryFallback | None = None,
 ) -> Iterator[IngestReport]:

@@ -71,7 +71,8 @@ def read(path: Path) -> ParsedFile:
 def _sheets(path: Path) -> tuple[str, list[tuple[str, list[list[str]]]]]:
     """The workbook's kind and each sheet's cells as text."""
     try:
-        head = path.read_bytes()[:8]
+        with path.open("rb") as handle:
+            head = handle.read(8)
     except OSError as exc:
         raise UnreadableFile(f"cannot open ({exc.strerror})") from exc
     if head.startswith(OLE2):

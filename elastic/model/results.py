@@ -123,11 +123,8 @@ class CompareResult:
     @property
     def change_pct(self) -> Decimal | None:
         """The difference in percent of the first side's value, to one decimal; none from 0."""
-        difference = self.difference
         first = self.sides[0].result.value if self.sides else None
-        if difference is None or not first:
-            return None
-        return (100 * difference / abs(first)).quantize(TENTH, ROUND_HALF_UP)
+        return percent(self.difference, None if first is None else abs(first))
 
     @property
     def largest(self) -> SideResult | None:
@@ -219,10 +216,7 @@ class GroupChange:
     @property
     def change_pct(self) -> Decimal | None:
         """The change in percent of the first period's figure; none from 0."""
-        difference = self.difference
-        if difference is None or not self.first:
-            return None
-        return (100 * difference / abs(self.first)).quantize(TENTH, ROUND_HALF_UP)
+        return percent(self.difference, None if self.first is None else abs(self.first))
 
 
 @dataclass(frozen=True)

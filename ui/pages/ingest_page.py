@@ -338,7 +338,8 @@ def _file_card(context: AppContext, upload: _Upload) -> bank_csv.ColumnMapping |
     chosen for a CSV no profile knows."""
     st.markdown(f"**{plain_markdown(upload.name)}**")
     importer = context.importer
-    tabular = bank_csv.sniff(upload.path.read_bytes()[:4096])
+    with upload.path.open("rb") as head:
+        tabular = bank_csv.sniff(head.read(4096))
     problem = None
     try:
         parsed = importer.read(upload.path)
