@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from datetime import date
+from functools import cached_property
 
 import streamlit as st
 
@@ -46,7 +47,12 @@ class AppContext:
         return _sources(self.pipeline, self.fingerprint, self.user_id, language)
 
     def source_labels(self) -> dict[str, str]:
-        """Stored file name → the name and month to show (tables' Source column)."""
+        """Stored file name → the name and month to show (tables' Source column); built once
+        per run, however many answers show rows."""
+        return self._source_labels
+
+    @cached_property
+    def _source_labels(self) -> dict[str, str]:
         return source_labels(self.sources())
 
     def first_screen(self, language: str, scope: Scope) -> FirstScreen:

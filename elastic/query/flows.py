@@ -330,13 +330,13 @@ class Engine(ABC):
     def file_stats(self, user_id: str) -> dict[str, FileStats]:
         """Per ``source_file`` of the user's transactions: its rows and the months they span."""
         cells = self.run_stats(build.file_stats(user_id)).cells
-        months: dict[str, list[date]] = {}
-        for (name, month), _ in cells["months"].items():
-            months.setdefault(str(name), []).append(_bucket(month))
+        months: dict[str, list[tuple[date, int]]] = {}
+        for (name, month), raw in cells["months"].items():
+            if name:
+                months.setdefault(str(name), []).append((_bucket(month), raw[0]))
         return {
-            str(name): FileStats(raw[0], min(months[str(name)]), max(months[str(name)]))
-            for (name,), raw in cells["files"].items()
-            if name
+            name: FileStats(sum(n for _, n in found), min(found)[0], max(found)[0])
+            for name, found in months.items()
         }
 
     def statements(self, user_id: str) -> list[StatementInfo]:
