@@ -235,6 +235,8 @@ def statement_lines(
     for name in sorted(names, key=lambda n: (-len(n.split()), -len(n))):
         if len(name) < MIN_NAME_CHARS or not _LETTERS.search(name) or name.casefold() in known:
             continue
+        if dateparser.parse(name) is not None:  # "March", "2024" name a time, not a payee
+            continue
         plan = IntentPlan(intent=Intent.text_qa, text=name)
         pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)
         # In statement and page order, whichever the search ranked first.
@@ -248,7 +250,7 @@ def statement_lines(
             for line in hit.text.splitlines()
             if pattern.search(line) and (amount_at_end(line) or misread_amount_at_end(line))
         ]
-        if found and dateparser.parse(name) is None:  # "March", "2024" name a time, not a payee
+        if found:
             return PayeeLines(name, found)
     return None
 

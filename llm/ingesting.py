@@ -5,7 +5,6 @@ rows as they will land, uploads, remembered readings, and the import itself)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
@@ -176,19 +175,20 @@ def chosen_reading(
     remembered = LayoutMemory(settings.layouts_dir, user_id).get(path)
     if remembered is not None:
         return remembered
-    propose = column_proposer(settings)
-    return _proposal(propose, path) if propose is not None else None
+    return _proposal(settings, path) if settings.vertex_enabled else None
 
 
 _PROPOSALS: dict[tuple[str, int, int], ColumnMapping | None] = {}
 
 
-def _proposal(propose: Callable[[Path], ColumnMapping | None], path: Path) -> ColumnMapping | None:
-    """One proposal per file version: the Ingest page reruns on every widget."""
+def _proposal(settings: Settings, path: Path) -> ColumnMapping | None:
+    """One proposal per file version: the Ingest page reruns on every widget, and Gemini's
+    client is built only when a version has none yet."""
     stat = path.stat()
     key = (str(path), stat.st_size, stat.st_mtime_ns)
     if key not in _PROPOSALS:
         if len(_PROPOSALS) > 64:
             _PROPOSALS.clear()
-        _PROPOSALS[key] = propose(path)
+        propose = column_proposer(settings)
+        _PROPOSALS[key] = propose(path) if propose is not None else None
     return _PROPOSALS[key]

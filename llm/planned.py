@@ -13,20 +13,24 @@ from typing import Any
 
 from elastic.model.plan import Intent, IntentPlan
 
-# A plan's shape fields, reset whenever a plan is turned into another kind of question.
+# A plan's shape fields, reset to the plan's defaults whenever a plan is turned into another
+# kind of question.
+_SHAPE = (
+    "metric",
+    "per",
+    "group_by",
+    "top",
+    "compare",
+    "interval",
+    "split_by_category",
+    "sort",
+    "limit",
+    "facts",
+    "clarification",
+    "suggestions",
+)
 _SHAPE_DEFAULTS: dict[str, Any] = {
-    "metric": "sum",
-    "per": None,
-    "group_by": None,
-    "top": None,
-    "compare": [],
-    "interval": "month",
-    "split_by_category": False,
-    "sort": "newest",
-    "limit": 10,
-    "facts": [],
-    "clarification": None,
-    "suggestions": [],
+    name: IntentPlan.model_fields[name].get_default(call_default_factory=True) for name in _SHAPE
 }
 
 

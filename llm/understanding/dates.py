@@ -573,7 +573,6 @@ _END_OF = re.compile(rf"\b{_THE}{_any('dates.end_of')}\s+{_THE}")
 _RANGE_FROM = re.compile(rf"\b{_any('dates.range_from')}\s+$")
 _RANGE_TO = re.compile(rf"\s*(?:{_any('dates.range_to')})\s*")
 _NOW = re.compile(rf"(?:{_any('dates.now')})\b")
-_LIST_AND = re.compile(rf"\s*(?:,\s*(?:{_any('dates.list_and')}\s+)?|{_any('dates.list_and')}\s+)")
 _ENDING = re.compile(rf"\b{_THE}(?P<n>{COUNT})\s+{_UNIT}s?\s+{_any('dates.ending')}\s+{_THE}")
 _PREFIX = {
     "since": re.compile(rf"\b{_any('dates.since')}\s+{_THE}"),

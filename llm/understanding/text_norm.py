@@ -83,7 +83,7 @@ def _everywhere() -> _Rewrite:
 @cache
 def _own(code: str) -> _Rewrite:
     """The rewrites a language applies to its own questions only, accents optional."""
-    language = next((lang for lang in lexicon.languages() if lang.code == code), None)
+    language = lexicon.language(code)
     if language is None or language.get("language.rewrite_everywhere") is not False:
         return _rewrite({})
     table: dict[str, str] = {}
@@ -94,7 +94,7 @@ def _own(code: str) -> _Rewrite:
 
 
 def _splits_elisions(code: str | None) -> bool:
-    language = next((lang for lang in lexicon.languages() if lang.code == code), None)
+    language = lexicon.language(code)
     return bool(language and language.get("language.elisions"))
 
 

@@ -57,7 +57,7 @@ def _right() -> frozenset[str]:
 def _targets(code: str) -> tuple[str, ...]:
     """The words a misspelling in language ``code`` is corrected to: the language's lexicon
     words that are real words (three letters or more)."""
-    language = next((lang for lang in lexicon.languages() if lang.code == code), None)
+    language = lexicon.language(code)
     if language is None:
         return ()
     listed = set(_tokens(language.get("typos.words") or []))
@@ -68,7 +68,7 @@ def _targets(code: str) -> tuple[str, ...]:
 
 
 def _shorthand(code: str) -> dict[str, str]:
-    language = next((lang for lang in lexicon.languages() if lang.code == code), None)
+    language = lexicon.language(code)
     return dict(language.get("typos.shorthand") or {}) if language else {}
 
 

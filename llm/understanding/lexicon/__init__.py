@@ -54,6 +54,11 @@ def languages() -> tuple[Language, ...]:
     return tuple(found)
 
 
+def language(code: str) -> Language | None:
+    """The language file of ``code``; None for a language FinSync has none for."""
+    return next((found for found in languages() if found.code == code), None)
+
+
 def words(path: str) -> list[str]:
     """The entries of the list at ``path`` in every language, in file order."""
     return [entry for language in languages() for entry in language.get(path) or []]
