@@ -16,7 +16,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from elastic.backend import SearchBackend
-from elastic.model.calendar import bucket_start, shift
+from elastic.model.calendar import bucket_end, bucket_start, shift
 from elastic.model.plan import Direction, GroupBy, Intent, IntentPlan, Interval, Metric, SortOrder
 from elastic.model.results import (
     AggregateResult,
@@ -66,10 +66,6 @@ def latest_full_month(last_day: date) -> date:
     if (last_day + timedelta(days=4)).month != last_day.month:
         return month
     return shift(month, Interval.month, -1)
-
-
-def _month_end(first: date) -> date:
-    return shift(first, Interval.month, 1) - timedelta(days=1)
 
 
 def last_full_quarter(first_day: date, last_day: date) -> date | None:
@@ -143,7 +139,8 @@ class _Builder:
     def month_against_last(self) -> Tile | None:
         previous = shift(self.month, Interval.month, -1)
         sides = [
-            {"date_from": first, "date_to": _month_end(first)} for first in (previous, self.month)
+            {"date_from": first, "date_to": bucket_end(first, Interval.month)}
+            for first in (previous, self.month)
         ]
         plan = _spend(compare=sides)
         result = self.run(plan)
@@ -172,7 +169,7 @@ class _Builder:
         month = self.w.month_label(self.month)
         plan = _spend(
             date_from=self.month,
-            date_to=_month_end(self.month),
+            date_to=bucket_end(self.month, Interval.month),
             group_by=GroupBy.category,
             top=TOP_CATEGORIES,
         )
@@ -201,7 +198,7 @@ class _Builder:
             intent=Intent.listing,
             direction=Direction.out,
             date_from=self.month,
-            date_to=_month_end(self.month),
+            date_to=bucket_end(self.month, Interval.month),
             sort=SortOrder.largest,
             limit=LARGEST_PAYMENTS,
         )
@@ -239,7 +236,7 @@ class _Builder:
         """A calendar period as a question names it, and its dates as the router reads those
         words: ``in Q2 2025``; ``last quarter``; ``this quarter``, up to the day asked."""
         current = bucket_start(self.as_of, interval)
-        end = shift(first, interval, 1) - timedelta(days=1)
+        end = bucket_end(first, interval)
         if first == current:
             words, end = self.w.text(f"starter.this_{interval.value}"), self.as_of
         elif first == shift(current, interval, -1):
@@ -273,7 +270,7 @@ class _Builder:
         start = max(
             shift(month, Interval.month, 1 - TREND_MONTHS), bucket_start(first_day, Interval.month)
         )
-        dates = {"date_from": start, "date_to": _month_end(month)}
+        dates = {"date_from": start, "date_to": bucket_end(month, Interval.month)}
         often = _spend(group_by=GroupBy.category, metric=Metric.count, **dates)
         category = self._top(often, leave_out=(leave_out,) if leave_out else ())
         if category is None:

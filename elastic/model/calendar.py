@@ -40,6 +40,11 @@ def shift(start: date, interval: Interval, n: int) -> date:
     return start + _STEP[interval] * n
 
 
+def bucket_end(start: date, interval: Interval) -> date:
+    """The last day of the calendar bucket that begins on ``start``."""
+    return shift(start, interval, 1) - timedelta(days=1)
+
+
 def bucket_starts(first: date, last: date, interval: Interval) -> list[date]:
     current, end = bucket_start(first, interval), bucket_start(last, interval)
     starts = []

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import timedelta
 from decimal import Decimal
 
-from elastic.model.calendar import shift
+from elastic.model.calendar import bucket_end
 from elastic.model.plan import Change, Direction, IntentPlan, Metric, Peak, ShareOf
 from elastic.model.records import Transaction
 from elastic.model.results import (
@@ -122,7 +121,7 @@ def compose_peak(plan: IntentPlan, result: PeakResult, n: int, w: Wording) -> Co
     if bucket is None:
         text = w.text("peak.none", noun=noun, scope=scope(plan, w), n=n + 1)
         return [Prose(text)], [series_citation]
-    end = shift(bucket.period, trend.interval, 1) - timedelta(days=1)
+    end = bucket_end(bucket.period, trend.interval)
     bucket_plan = plan.model_copy(
         update={
             "date_from": max(bucket.period, plan.date_from or bucket.period),

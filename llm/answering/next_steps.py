@@ -9,11 +9,11 @@ plan, so a button never depends on how its words would be routed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 
 from dateutil.relativedelta import relativedelta
 
-from elastic.model.calendar import bucket_start, shift
+from elastic.model.calendar import bucket_end, bucket_start
 from elastic.model.plan import (
     CompareSide,
     Direction,
@@ -190,10 +190,6 @@ class Point:
     currency: str | None = None
 
 
-def _bucket_end(start: date, interval: Interval) -> date:
-    return shift(start, interval, 1) - timedelta(days=1)
-
-
 def _point_plan(answer: Answer, point: Point) -> tuple[IntentPlan, int] | None:
     """The listing of the rows behind ``point`` and how many they are."""
     plan, result = answer.plan, answer.result
@@ -207,7 +203,7 @@ def _point_plan(answer: Answer, point: Point) -> tuple[IntentPlan, int] | None:
         if bucket is None:
             return None
         start = max(bucket.period, plan.date_from or bucket.period)
-        end = _bucket_end(bucket.period, result.interval)
+        end = bucket_end(bucket.period, result.interval)
         end = min(end, plan.date_to or end)
         changes: dict[str, object] = {"date_from": start, "date_to": end}
         if point.series:
@@ -233,7 +229,7 @@ def _point_plan(answer: Answer, point: Point) -> tuple[IntentPlan, int] | None:
             narrowed: dict[str, object] = {field: [group.key]}
         elif plan.group_by is GroupBy.month:
             first = date.fromisoformat(group.key)
-            narrowed = {"date_from": first, "date_to": _bucket_end(first, Interval.month)}
+            narrowed = {"date_from": first, "date_to": bucket_end(first, Interval.month)}
         else:
             narrowed = {"currency": group.key}
         return reshaped(plan, Intent.listing, **narrowed), group.count

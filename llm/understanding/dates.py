@@ -50,7 +50,7 @@ from functools import lru_cache
 from dateparser.date import DateDataParser
 from dateutil.relativedelta import relativedelta
 
-from elastic.model.calendar import bucket_start, shift
+from elastic.model.calendar import bucket_end, bucket_start, shift
 from elastic.model.plan import Interval, Message
 from llm.understanding import lexicon
 from llm.understanding.problems import Problem
@@ -764,7 +764,7 @@ def _unusable_period(text: str) -> DateProblem | None:
 def unit_before(start: date, unit: Interval) -> tuple[date, date]:
     """The whole calendar unit before the one holding ``start``: "the month before"."""
     first = shift(bucket_start(start, unit), unit, -1)
-    return first, shift(first, unit, 1) - timedelta(days=1)
+    return first, bucket_end(first, unit)
 
 
 def year_earlier(start: date, end: date) -> tuple[date, date]:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from elastic.model.calendar import bucket_start, shift
+from elastic.model.calendar import bucket_end, bucket_start, shift
 from elastic.model.plan import (
     MAX_LIMIT,
     MAX_SIDES,
@@ -700,7 +700,7 @@ def _from_previous(
         if kind == "before":
             return unit_before(start, unit)
         first = shift(bucket_start(end, unit), unit, 1)
-        return first, max(first, min(shift(first, unit, 1) - timedelta(days=1), as_of))
+        return first, max(first, min(bucket_end(first, unit), as_of))
     if kind == "before_that" and start:
         return None, start - timedelta(days=1)
     if kind == "after_that" and end:
