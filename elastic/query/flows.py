@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import astuple, replace
 from datetime import date
 
@@ -172,11 +172,17 @@ class Engine(ABC):
 
     def rows(self, user_id: str, plan: IntentPlan) -> Iterator[Transaction]:
         """Every row ``plan`` selects, oldest first, a page at a time."""
+        pages = self._pages(lambda after: build.rows_page(plan, user_id, after))
+        return (transaction_from_source(dict(d)) for d in pages)
+
+    def _pages(self, page: Callable[[tuple[SortValue, ...] | None], Search]) -> Iterator[Document]:
+        """The documents of every page of a keyset-paged search, ``page(after)`` building each:
+        the next one starts after the last document of a full page."""
         after: tuple[SortValue, ...] | None = None
         while True:
-            query = build.rows_page(plan, user_id, after)
+            query = page(after)
             documents = self.run_search(query).documents
-            yield from (transaction_from_source(dict(d)) for d in documents)
+            yield from documents
             if len(documents) < query.limit:
                 return
             after = tuple(documents[-1][key.field] for key in query.sort)
@@ -255,24 +261,17 @@ class Engine(ABC):
 
     def pair_candidates(self, user_id: str, date_from: date, date_to: date) -> list[PairRow]:
         """Every row an import may pair as a transfer between the user's own accounts."""
-        rows: list[PairRow] = []
-        after: tuple[SortValue, ...] | None = None
-        while True:
-            query = build.pair_candidates(user_id, date_from, date_to, after)
-            documents = self.run_search(query).documents
-            rows += [
-                PairRow(
-                    d["transaction_id"],
-                    d["account_no"],
-                    date.fromisoformat(d["date"]),
-                    d["amount_cents"],
-                    d["currency"],
-                )
-                for d in documents
-            ]
-            if len(documents) < query.limit:
-                return rows
-            after = tuple(documents[-1][key.field] for key in query.sort)
+        pages = self._pages(lambda after: build.pair_candidates(user_id, date_from, date_to, after))
+        return [
+            PairRow(
+                d["transaction_id"],
+                d["account_no"],
+                date.fromisoformat(d["date"]),
+                d["amount_cents"],
+                d["currency"],
+            )
+            for d in pages
+        ]
 
     def facts(self, user_id: str, plan: IntentPlan) -> list[StatementFact]:
         return [fact_from_source(d) for d in self.run_search(build.facts(plan, user_id)).documents]
