@@ -144,11 +144,16 @@ def answer_details(context: AppContext, answer: Answer, key: str) -> None:
             w.text("chat_tools.understood", kind=f"**{w.text(f'chat_tools.kind_{kind}')}**")
         )
         for stage, ms in answer.timings_ms.items():
-            name = (
-                w.text(f"chat_tools.stage_{stage}") if w.has(f"chat_tools.stage_{stage}") else stage
-            )
+            name = stage_label(w, stage, "chat_tools")
             st.markdown(
                 ":material/check: "
                 + w.text("chat_tools.stage_line", stage=name, ms=w.number(Decimal(f"{ms:.1f}")))
             )
         st.caption(_engines(context, w))
+
+
+def stage_label(w: Wording, stage: str, table: str) -> str:
+    """A stage of answering as ``table`` of the templates names it: the status line's words
+    (``chrome``) or the details' (``chat_tools``); the stage's own name where it has none."""
+    key = f"{table}.stage_{stage}"
+    return w.text(key) if w.has(key) else stage

@@ -39,7 +39,7 @@ from ui.chat_history import (
     restore,
     waiting,
 )
-from ui.chat_tools import answer_details, copy_button
+from ui.chat_tools import answer_details, copy_button, stage_label
 from ui.citations import citation_list, requested_citation
 from ui.context import AppContext, app_context
 from ui.faults import fault_line, show_fault
@@ -263,12 +263,6 @@ def _preview(box: DeltaGenerator) -> Callable[[str], None]:
     return show
 
 
-def stage_label(w: Wording, stage: str) -> str:
-    """What a stage of answering is doing, as the status line says it."""
-    key = f"chrome.stage_{stage}"
-    return w.text(key) if w.has(key) else stage
-
-
 def _asked(
     context: AppContext, waiting_question: WaitingQuestion, scope: Scope, status: StatusContainer
 ) -> Answer:
@@ -298,7 +292,7 @@ def _asked(
     started = time.monotonic()
     w = wording(waiting_question.language or conversation_language())
     while not wait([future], timeout=WAIT_STEP_S).done:
-        label = stage_label(w, waiting_question.stage)
+        label = stage_label(w, waiting_question.stage, "chrome")
         status.update(label=f"{label} {time.monotonic() - started:.0f} s")
     return future.result()
 
@@ -316,14 +310,14 @@ def _answer_new(
     turn = ChatTurn(question, planned=waiting_question.planned, language=waiting_question.language)
     w = wording(waiting_question.language or conversation_language())
     progress = st.empty()
-    status = progress.status(stage_label(w, "route"))
+    status = progress.status(stage_label(w, "route", "chrome"))
     text_box = st.empty()
     try:
         answer = _asked(context, waiting_question, scope, status)
         turn.previous = waiting_question.previous
         w = wording(answer.language)
         if context.pipeline.rewrites(answer):
-            status.update(label=stage_label(w, "write"))
+            status.update(label=stage_label(w, "write", "chrome"))
             answer = context.pipeline.write(question, answer, _preview(text_box))
     except Exception as exc:
         status.update(label=w.text("chrome.failed"), state="error")
